@@ -1,0 +1,17 @@
+// `npm test`: installs the test peers a clean machine lacks (as root), then type-checks, lints and
+// runs every test file. Tests whose peers are still missing skip with a visible message.
+import { spawnSync } from 'node:child_process';
+import { ensureSystemPackages } from './system-packages.ts';
+
+ensureSystemPackages('runtime', 'the ping and traceroute tests use them');
+ensureSystemPackages('test', 'real DNS server and dig for the DNS tests');
+
+const steps: [string, string[]][] = [
+  ['tsc', ['--noEmit', '-p', '.']],
+  ['biome', ['ci', '.']],
+  [process.execPath, ['--test', '--test-reporter=spec', ...process.argv.slice(2), 'test/**/*.test.ts']],
+];
+for (const [command, args] of steps) {
+  const result = spawnSync(command, args, { stdio: 'inherit' });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}

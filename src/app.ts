@@ -1,0 +1,85 @@
+import cors from '@fastify/cors';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
+import type { Config } from './config.ts';
+import { createReadiness, type Readiness } from './health/readiness.ts';
+import { registerHealthRoutes } from './health/routes.ts';
+import { registerErrorHandling } from './http/error-handler.ts';
+import { registerOpenApi, registerOpenApiRoute } from './http/openapi.ts';
+import { registerRequestContext, requestIdFor } from './http/request-context.ts';
+import { registerIpFamilyRoute } from './ipinfo/ip-family-route.ts';
+import { type CallerResolver, createPublicOnlyCallerResolver } from './limits/caller.ts';
+import { createRateLimiter } from './limits/limiter.ts';
+import { createMemoryRateLimitStore } from './limits/memory-store.ts';
+import { registerRateLimiting } from './limits/rate-limit-hook.ts';
+import type { RateLimitStore } from './limits/store.ts';
+
+export const API_PREFIX = '/api/v1';
+
+/** What the composition root builds by default and tests may replace. */
+export interface AppDeps {
+  now?: () => number;
+  rateLimitStore?: RateLimitStore;
+  callers?: CallerResolver;
+  /** Where log lines go (default stdout); tests capture them here. */
+  logStream?: DestinationStream;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Aborted when the server starts closing, so long-lived streams end promptly. */
+    shutdownSignal: AbortSignal;
+    readiness: Readiness;
+  }
+}
+
+/** The composition root: builds every service from config and wires it into one Fastify app. */
+export async function buildApp(config: Config, deps: AppDeps = {}): Promise<FastifyInstance> {
+  const now = deps.now ?? Date.now;
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      // Belt and braces: Fastify's request serializer logs no headers, but a secret must never
+      // reach a log even if someone logs a request object whole.
+      redact: {
+        paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'],
+        censor: '[redacted]',
+      },
+      ...(deps.logStream ? { stream: deps.logStream } : {}),
+    },
+    genReqId: requestIdFor,
+    requestIdHeader: false,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+
+  const shutdown = new AbortController();
+  app.decorate('shutdownSignal', shutdown.signal);
+  app.decorate('readiness', createReadiness());
+  app.addHook('preClose', async () => shutdown.abort());
+
+  registerErrorHandling(app);
+  await registerOpenApi(app);
+  registerRequestContext(app, config.trustProxy);
+  await app.register(cors, {
+    origin: '*',
+    methods: ['GET', 'HEAD', 'OPTIONS'],
+    allowedHeaders: ['Authorization', 'Content-Type'],
+    exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id'],
+    maxAge: 86_400,
+    optionsSuccessStatus: 204,
+  });
+
+  const store = deps.rateLimitStore ?? createMemoryRateLimitStore(now);
+  app.addHook('onClose', async () => store.close());
+  registerRateLimiting(app, {
+    limiter: createRateLimiter({ store, limits: config.rateLimits, now }),
+    callers: deps.callers ?? createPublicOnlyCallerResolver(),
+    prefix: API_PREFIX,
+  });
+
+  registerHealthRoutes(app, app.readiness);
+  registerIpFamilyRoute(app, now);
+  registerOpenApiRoute(app);
+  return app;
+}

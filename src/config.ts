@@ -1,0 +1,109 @@
+import path from 'node:path';
+import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.ts';
+import { parseRateLimits, type TierLimits } from './limits/tiers.ts';
+
+/**
+ * Every setting the service reads, declared once. The README's configuration table is checked
+ * against this list by a test, so adding a variable here without documenting it fails CI.
+ */
+export interface ConfigVariable<T> {
+  readonly name: string;
+  /** The default as an operator would write it (shown in the README). */
+  readonly defaultText: string;
+  readonly description: string;
+  readonly parse: (raw: string | undefined) => T;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+type LogLevel = (typeof LOG_LEVELS)[number];
+
+function integerIn(min: number, max: number, fallback: number) {
+  return (raw: string | undefined): number => {
+    if (raw === undefined || raw.trim() === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      throw new Error(`must be a whole number from ${min} to ${max}, got "${raw}"`);
+    }
+    return value;
+  };
+}
+
+function text(fallback: string) {
+  return (raw: string | undefined): string => (raw === undefined || raw.trim() === '' ? fallback : raw.trim());
+}
+
+export const configVariables = {
+  port: {
+    name: 'PORT',
+    defaultText: '8080',
+    description: 'TCP port the HTTP server listens on.',
+    parse: integerIn(0, 65535, 8080),
+  },
+  host: {
+    name: 'HOST',
+    defaultText: '`::`',
+    description: 'Listen address; `::` accepts IPv4 and IPv6 clients (dual-stack).',
+    parse: text('::'),
+  },
+  trustProxy: {
+    name: 'TRUST_PROXY',
+    defaultText: 'empty',
+    description:
+      'Comma-separated CIDRs or addresses of proxies whose forwarding headers are trusted; the word `loopback` means 127.0.0.0/8 and ::1, `private` means 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10 and fc00::/7. Empty: the socket peer is the client.',
+    parse: (raw: string | undefined): TrustProxy => parseTrustProxy(raw ?? ''),
+  },
+  dataDir: {
+    name: 'DATA_DIR',
+    defaultText: '`./data`',
+    description: 'Directory where the service keeps its state (created if missing).',
+    parse: (raw: string | undefined): string => path.resolve(text('./data')(raw)),
+  },
+  logLevel: {
+    name: 'LOG_LEVEL',
+    defaultText: '`info`',
+    description: `pino log level: ${LOG_LEVELS.join(', ')}.`,
+    parse: (raw: string | undefined): LogLevel => {
+      const value = text('info')(raw).toLowerCase();
+      if (!(LOG_LEVELS as readonly string[]).includes(value)) {
+        throw new Error(`must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+      }
+      return value as LogLevel;
+    },
+  },
+  rateLimits: {
+    name: 'RATE_LIMITS',
+    defaultText: '`public=100/500,free=1000/10000,pro=10000/100000`',
+    description: 'Per-tier limits as `tier=hourly/daily`; tiers left out keep their default.',
+    parse: (raw: string | undefined): TierLimits => parseRateLimits(raw ?? ''),
+  },
+  shutdownGraceMs: {
+    name: 'SHUTDOWN_GRACE_MS',
+    defaultText: '10000',
+    description: 'On SIGTERM/SIGINT, how long in-flight requests may take to finish before the process exits.',
+    parse: integerIn(0, 600_000, 10_000),
+  },
+} satisfies Record<string, ConfigVariable<unknown>>;
+
+type Variables = typeof configVariables;
+export type Config = { readonly [K in keyof Variables]: ReturnType<Variables[K]['parse']> };
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parses the environment once; a bad value throws a ConfigError naming the variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const problems: string[] = [];
+  const config: Record<string, unknown> = {};
+  for (const [key, variable] of Object.entries(configVariables)) {
+    try {
+      config[key] = variable.parse(env[variable.name]);
+    } catch (error) {
+      problems.push(`${variable.name}: ${(error as Error).message}`);
+    }
+  }
+  if (problems.length > 0) {
+    throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+  return Object.freeze(config) as Config;
+}

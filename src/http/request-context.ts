@@ -1,0 +1,36 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import { resolveClientIp } from './client-ip.ts';
+import type { TrustProxy } from './trust-proxy.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The caller's IP, resolved once per request (see client-ip.ts). */
+    clientIp: string;
+  }
+}
+
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+// Ids are this process's random prefix and a counter: unique across processes and restarts
+// without paying for a random UUID on every request.
+const processPrefix = randomUUID().slice(0, 8);
+let counter = 0;
+
+/** The caller's X-Request-Id when it is short and plain (safe to log and echo), else a new id. */
+export function requestIdFor(request: IncomingMessage): string {
+  const given = request.headers['x-request-id'];
+  if (typeof given === 'string' && SANE_REQUEST_ID.test(given)) return given;
+  counter = (counter + 1) % Number.MAX_SAFE_INTEGER;
+  return `${processPrefix}-${counter.toString(36)}`;
+}
+
+/** Resolves the client IP and echoes the request id before any other hook runs. */
+export function registerRequestContext(app: FastifyInstance, trust: TrustProxy): void {
+  app.decorateRequest('clientIp', '');
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    request.clientIp = resolveClientIp(request.socket.remoteAddress ?? '', request.headers, trust);
+  });
+}

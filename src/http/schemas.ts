@@ -1,0 +1,46 @@
+import { Type } from 'typebox';
+
+/** The spec's error body; a 429 adds `limit` and `reset`. */
+export const ErrorBody = Type.Object(
+  {
+    error: Type.String({ description: 'What went wrong and what to fix.' }),
+    limit: Type.Optional(Type.Integer({ description: '429 only: the limit that applied (hourly or daily).' })),
+    reset: Type.Optional(Type.Integer({ description: '429 only: UNIX time at which that limit resets.' })),
+  },
+  { $id: 'ErrorBody', description: 'Error body of every non-2xx JSON response.' },
+);
+
+const rateLimitHeaders = {
+  'X-RateLimit-Limit': { description: "Maximum requests per hour for the caller's tier.", type: 'integer' },
+  'X-RateLimit-Remaining': {
+    description: 'Requests left before the hourly or the daily window refuses, whichever comes first.',
+    type: 'integer',
+  },
+  'X-RateLimit-Reset': {
+    description: 'UNIX time at which the binding window (the one that would refuse first) resets.',
+    type: 'integer',
+  },
+  'X-Request-Id': {
+    description: "Request id (the caller's own when sane); it appears in every log line.",
+    type: 'string',
+  },
+} as const;
+
+const errorResponse = (description: string) => ({ ...Type.Ref('ErrorBody'), description, headers: rateLimitHeaders });
+
+/** Error responses every rate-limited API route can give, for the OpenAPI document. */
+export const commonErrorResponses = {
+  400: errorResponse('Missing or invalid parameter.'),
+  401: errorResponse('API key invalid or revoked.'),
+  429: errorResponse('Rate limit exceeded; the body carries `limit` and `reset`.'),
+  500: errorResponse('Internal server error (details are logged with the request id).'),
+} as const;
+
+export const upstreamErrorResponse = {
+  502: errorResponse('An upstream service (DNS, WHOIS, TLS peer) failed.'),
+} as const;
+
+/** A 200 response schema documented with the rate-limit headers. */
+export function okResponse<T extends object>(schema: T, description: string) {
+  return { ...schema, description, headers: rateLimitHeaders };
+}

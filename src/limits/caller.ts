@@ -1,0 +1,38 @@
+import { apiErrors } from '../http/errors.ts';
+import { ipv6Prefix64 } from '../net/ip-address.ts';
+import type { Tier } from './tiers.ts';
+
+/** Who a request is counted as: its tier and the subject its counters are keyed by. */
+export interface Caller {
+  readonly tier: Tier;
+  /** `ip:<IPv4>`, `net:<IPv6 /64>` or `account:<id>`. */
+  readonly subject: string;
+  readonly accountId?: string;
+}
+
+/**
+ * Decides the caller from the Authorization header. Implementations throw the catalogue's 401 for
+ * a key that is malformed, unknown or revoked: a bad key never falls back to the public tier.
+ */
+export interface CallerResolver {
+  resolve(clientIp: string, authorization: string | undefined): Promise<Caller>;
+}
+
+/** Public callers are counted per IPv4 address, and per /64 for IPv6 (one subscriber's usual share). */
+export function publicCaller(clientIp: string): Caller {
+  const prefix = ipv6Prefix64(clientIp);
+  return { tier: 'public', subject: prefix === null ? `ip:${clientIp}` : `net:${prefix}` };
+}
+
+/**
+ * The resolver while no accounts exist: every request is public, and a presented key is refused,
+ * since no key can be valid yet (silently ignoring it would hide a client's mistake).
+ */
+export function createPublicOnlyCallerResolver(): CallerResolver {
+  return {
+    async resolve(clientIp, authorization) {
+      if (authorization !== undefined) throw apiErrors.invalidApiKey();
+      return publicCaller(clientIp);
+    },
+  };
+}

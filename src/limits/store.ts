@@ -1,0 +1,24 @@
+/** One counter a request would increment: the window's key, its limit and when it expires. */
+export interface CounterRequest {
+  readonly key: string;
+  readonly limit: number;
+  /** UNIX time in milliseconds after which the counter may be forgotten. */
+  readonly expiresAt: number;
+}
+
+export interface ConsumeResult {
+  /** True when every counter was below its limit and all were incremented. */
+  readonly allowed: boolean;
+  /** Each counter's value after the call (incremented only when allowed). */
+  readonly counts: readonly number[];
+}
+
+/**
+ * Where rate-limit counters live. `consume` is all-or-nothing: a request refused by one window
+ * increments none, so 429s never count against the caller. The in-process store is the embedded
+ * default; a Redis store gives every instance the same counters.
+ */
+export interface RateLimitStore {
+  consume(counters: readonly CounterRequest[]): Promise<ConsumeResult>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { withTable } from '../scripts/config-table.ts';
+import { ConfigError, loadConfig } from '../src/config.ts';
+
+test('defaults: the spec tiers, port 8080, dual-stack, nothing trusted', () => {
+  const config = loadConfig({});
+  assert.equal(config.port, 8080);
+  assert.equal(config.host, '::');
+  assert.equal(config.trustProxy.enabled, false);
+  assert.equal(config.logLevel, 'info');
+  assert.deepEqual(config.rateLimits.public, { hourly: 100, daily: 500 });
+  assert.deepEqual(config.rateLimits.pro, { hourly: 10_000, daily: 100_000 });
+  assert.ok(path.isAbsolute(config.dataDir));
+  assert.ok(Object.isFrozen(config));
+});
+
+test('every bad value is reported, each naming its variable', () => {
+  assert.throws(
+    () => loadConfig({ PORT: '70000', LOG_LEVEL: 'loud', TRUST_PROXY: 'nope', RATE_LIMITS: 'x' }),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      for (const name of ['PORT', 'LOG_LEVEL', 'TRUST_PROXY', 'RATE_LIMITS'])
+        assert.match(error.message, new RegExp(`${name}:`));
+      return true;
+    },
+  );
+});
+
+test("the README's configuration table matches the declared variables", () => {
+  const readme = readFileSync(path.resolve(import.meta.dirname, '..', 'README.md'), 'utf8');
+  assert.ok(readme === withTable(readme), 'README table is stale: run `npm run docs:config`');
+});

@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { test } from 'node:test';
+import { validationError } from '../../src/http/error-handler.ts';
+import { buildTestApp } from '../support/app.ts';
+
+function logCapture() {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, callback) {
+      lines.push(String(chunk));
+      callback();
+    },
+  });
+  return { stream, text: () => lines.join('') };
+}
+
+test('every API response is CORS-open and carries a request id', async () => {
+  const app = await buildTestApp();
+  for (const url of ['/api/v1/ipv6', '/api/v1/missing', '/api/v1/openapi.json']) {
+    const response = await app.inject({ url, headers: { origin: 'https://site.example' } });
+    assert.equal(response.headers['access-control-allow-origin'], '*', url);
+    assert.match(String(response.headers['access-control-expose-headers']), /X-RateLimit-Remaining/);
+    assert.match(String(response.headers['x-request-id']), /^[0-9a-f]{8}-[0-9a-z]+$/);
+  }
+  await app.close();
+});
+
+test('a preflight is answered 204 allowing GET and the Authorization header', async () => {
+  const app = await buildTestApp();
+  const response = await app.inject({
+    method: 'OPTIONS',
+    url: '/api/v1/ipv6',
+    headers: {
+      origin: 'https://site.example',
+      'access-control-request-method': 'GET',
+      'access-control-request-headers': 'authorization',
+    },
+  });
+  assert.equal(response.statusCode, 204);
+  assert.match(String(response.headers['access-control-allow-methods']), /GET/);
+  assert.match(String(response.headers['access-control-allow-headers']), /Authorization/);
+  await app.close();
+});
+
+test('a sane X-Request-Id is echoed; anything else is replaced', async () => {
+  const app = await buildTestApp();
+  const echoed = await app.inject({ url: '/api/v1/ipv6', headers: { 'x-request-id': 'trace-42.a:b' } });
+  assert.equal(echoed.headers['x-request-id'], 'trace-42.a:b');
+  const replaced = await app.inject({ url: '/api/v1/ipv6', headers: { 'x-request-id': 'bad id\twith "stuff"' } });
+  assert.notEqual(replaced.headers['x-request-id'], 'bad id\twith "stuff"');
+  assert.match(String(replaced.headers['x-request-id']), /^[0-9a-f]{8}-[0-9a-z]+$/);
+  await app.close();
+});
+
+test('unknown paths are 404 and other methods on known paths 405, as JSON errors', async () => {
+  const app = await buildTestApp();
+  const missing = await app.inject({ url: '/api/v1/nothing-here' });
+  assert.equal(missing.statusCode, 404);
+  assert.match(missing.headers['content-type'] ?? '', /application\/json/);
+  assert.match(missing.json().error, /No endpoint GET \/api\/v1\/nothing-here/);
+  const wrongMethod = await app.inject({ method: 'POST', url: '/api/v1/ipv6', payload: { a: 1 } });
+  assert.equal(wrongMethod.statusCode, 405);
+  assert.equal(wrongMethod.headers.allow, 'GET, HEAD, OPTIONS');
+  assert.match(wrongMethod.json().error, /POST is not allowed/);
+  await app.close();
+});
+
+test('an unexpected error is a 500 without internals, logged with the request id', async () => {
+  const logs = logCapture();
+  const app = await buildTestApp({}, { logStream: logs.stream });
+  app.get('/api/v1/explode', async () => {
+    throw new Error('secret internal detail at /srv/db');
+  });
+  const response = await app.inject({ url: '/api/v1/explode', headers: { 'x-request-id': 'req-500' } });
+  assert.equal(response.statusCode, 500);
+  assert.deepEqual(Object.keys(response.json()), ['error']);
+  assert.doesNotMatch(response.body, /secret internal detail|stack|\/srv/);
+  assert.match(response.json().error, /req-500/);
+  assert.match(logs.text(), /"reqId":"req-500".*secret internal detail/);
+  await app.close();
+});
+
+test('the Authorization header never reaches the log', async () => {
+  const logs = logCapture();
+  // A resolver that accepts the key, so the request reaches a handler that logs carelessly.
+  const callers = { resolve: async () => ({ tier: 'free' as const, subject: 'account:1' }) };
+  const app = await buildTestApp({ LOG_LEVEL: 'trace' }, { logStream: logs.stream, callers });
+  app.get('/api/v1/log-request', async (request) => {
+    request.log.info({ req: request.raw, headers: request.headers }, 'a careless log line');
+    return { ok: true };
+  });
+  const secret = 'nk_SuperSecretKeyValue123456789';
+  await app.inject({ url: '/api/v1/ipv6', headers: { authorization: `Bearer ${secret}` } });
+  const logged = await app.inject({ url: '/api/v1/log-request', headers: { authorization: `Bearer ${secret}` } });
+  assert.equal(logged.statusCode, 200);
+  assert.match(logs.text(), /a careless log line/);
+  assert.doesNotMatch(logs.text(), /SuperSecretKeyValue/);
+  await app.close();
+});
+
+test('validation issues become 400s naming the parameter', () => {
+  assert.equal(
+    validationError([{ instancePath: '', keyword: 'required', params: { missingProperty: 'host' } }]).message,
+    "Missing required query parameter 'host'.",
+  );
+  const badEnum = validationError([
+    { instancePath: '/record_type', keyword: 'enum', params: { allowedValues: ['A', 'MX'] } },
+  ]);
+  assert.equal(badEnum.status, 400);
+  assert.equal(badEnum.message, "Invalid query parameter 'record_type': must be one of A, MX.");
+  const hinted = validationError([{ instancePath: '/count', keyword: 'maximum', params: {} }], {
+    count: 'a whole number from 1 to 10',
+  });
+  assert.equal(hinted.message, "Invalid query parameter 'count': a whole number from 1 to 10.");
+});
+
+test('the OpenAPI document is generated from the route schemas', async () => {
+  const app = await buildTestApp();
+  const response = await app.inject({ url: '/api/v1/openapi.json' });
+  assert.equal(response.statusCode, 200);
+  const doc = response.json();
+  assert.equal(doc.openapi, '3.1.0');
+  const ipv6 = doc.paths['/api/v1/ipv6'].get;
+  assert.deepEqual(ipv6.responses['200'].content['application/json'].schema.required, [
+    'ip',
+    'is_ipv4',
+    'is_ipv6',
+    'protocol',
+    'timestamp',
+  ]);
+  assert.ok(ipv6.responses['200'].headers['X-RateLimit-Reset']);
+  assert.equal(ipv6.responses['429'].content['application/json'].schema.$ref, '#/components/schemas/ErrorBody');
+  assert.ok(doc.paths['/healthz'] && doc.paths['/readyz']);
+  await app.close();
+});
+
+test('readiness reports starting (503) until every registered check is ready', async () => {
+  const app = await buildTestApp();
+  let loaded = false;
+  app.readiness.add('geo-data', () => (loaded ? { state: 'ready' } : { state: 'starting', detail: 'loading' }));
+  assert.equal((await app.inject({ url: '/readyz' })).statusCode, 503);
+  loaded = true;
+  const ready = await app.inject({ url: '/readyz' });
+  assert.equal(ready.statusCode, 200);
+  assert.equal(ready.json().status, 'ready');
+  await app.close();
+});

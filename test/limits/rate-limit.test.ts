@@ -1,0 +1,164 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createRateLimiter } from '../../src/limits/limiter.ts';
+import { createMemoryRateLimitStore } from '../../src/limits/memory-store.ts';
+import { DEFAULT_TIER_LIMITS, parseRateLimits } from '../../src/limits/tiers.ts';
+import { buildTestApp, manualClock } from '../support/app.ts';
+
+const unix = (iso: string) => Date.parse(iso) / 1000;
+
+async function get(app: Awaited<ReturnType<typeof buildTestApp>>, ip: string, method: 'GET' | 'OPTIONS' = 'GET') {
+  return app.inject({
+    method,
+    url: '/api/v1/ipv6',
+    remoteAddress: ip,
+    headers: method === 'OPTIONS' ? { origin: 'http://example.test', 'access-control-request-method': 'GET' } : {},
+  });
+}
+
+test('hourly window: 100 per UTC hour, 429 with limit and reset, a new hour starts afresh', async () => {
+  const clock = manualClock('2026-01-01T10:59:00Z');
+  const app = await buildTestApp({}, { now: clock.now });
+  for (let i = 1; i <= 100; i++) {
+    const response = await get(app, '203.0.113.1');
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.headers['x-ratelimit-limit'], '100');
+    assert.equal(response.headers['x-ratelimit-remaining'], String(100 - i));
+    assert.equal(response.headers['x-ratelimit-reset'], String(unix('2026-01-01T11:00:00Z')));
+  }
+  const refused = await get(app, '203.0.113.1');
+  assert.equal(refused.statusCode, 429);
+  assert.equal(refused.headers['x-ratelimit-remaining'], '0');
+  assert.equal(refused.headers['access-control-allow-origin'], '*');
+  const body = refused.json();
+  assert.equal(body.limit, 100);
+  assert.equal(body.reset, unix('2026-01-01T11:00:00Z'));
+  assert.match(body.error, /100 requests per hour/);
+
+  // Another client is not affected.
+  assert.equal((await get(app, '203.0.113.2')).statusCode, 200);
+
+  clock.set('2026-01-01T11:00:00Z');
+  const next = await get(app, '203.0.113.1');
+  assert.equal(next.statusCode, 200);
+  assert.equal(next.headers['x-ratelimit-remaining'], '99');
+  await app.close();
+});
+
+test('daily window binds across hours, and its reset is the next UTC midnight', async () => {
+  const clock = manualClock('2026-03-05T00:00:00Z');
+  const app = await buildTestApp({ RATE_LIMITS: 'public=10/25' }, { now: clock.now });
+  let successes = 0;
+  for (let hour = 0; hour < 3; hour++) {
+    clock.set(`2026-03-05T0${hour}:10:00Z`);
+    for (let i = 0; i < 12; i++) if ((await get(app, '198.51.100.1')).statusCode === 200) successes++;
+  }
+  // 10 + 10 in the first two hours, then only 5 left of the day's 25.
+  assert.equal(successes, 25);
+  const refused = await get(app, '198.51.100.1');
+  assert.equal(refused.statusCode, 429);
+  assert.equal(refused.json().limit, 25);
+  assert.equal(refused.json().reset, unix('2026-03-06T00:00:00Z'));
+  assert.equal(refused.headers['x-ratelimit-reset'], String(unix('2026-03-06T00:00:00Z')));
+  assert.equal(refused.headers['x-ratelimit-limit'], '10');
+
+  clock.set('2026-03-06T00:00:01Z');
+  assert.equal((await get(app, '198.51.100.1')).statusCode, 200);
+  await app.close();
+});
+
+test('Remaining and Reset follow whichever window would refuse first', async () => {
+  const clock = manualClock('2026-03-05T22:00:00Z');
+  const app = await buildTestApp({ RATE_LIMITS: 'public=10/12' }, { now: clock.now });
+  const first = await get(app, '192.0.2.50');
+  assert.equal(first.headers['x-ratelimit-remaining'], '9'); // hourly: 9 left, daily: 11
+  assert.equal(first.headers['x-ratelimit-reset'], String(unix('2026-03-05T23:00:00Z')));
+  for (let i = 0; i < 9; i++) await get(app, '192.0.2.50');
+  clock.set('2026-03-05T23:00:00Z');
+  const later = await get(app, '192.0.2.50');
+  assert.equal(later.headers['x-ratelimit-remaining'], '1'); // hourly: 9 left, daily: 1
+  assert.equal(later.headers['x-ratelimit-reset'], String(unix('2026-03-06T00:00:00Z')));
+  await app.close();
+});
+
+test('IPv6 clients are counted per /64; different /64s are separate', async () => {
+  const clock = manualClock('2026-01-01T00:00:00Z');
+  const app = await buildTestApp({ RATE_LIMITS: 'public=3/100' }, { now: clock.now });
+  for (const ip of ['2001:db8:1:2::1', '2001:db8:1:2::ffff', '2001:db8:1:2:abcd::9']) {
+    assert.equal((await get(app, ip)).statusCode, 200);
+  }
+  assert.equal((await get(app, '2001:db8:1:2:ffff:ffff:ffff:ffff')).statusCode, 429);
+  assert.equal((await get(app, '2001:db8:1:3::1')).statusCode, 200);
+  await app.close();
+});
+
+test('CORS preflights and refused requests do not count', async () => {
+  const clock = manualClock('2026-01-01T00:00:00Z');
+  const app = await buildTestApp({ RATE_LIMITS: 'public=2/100' }, { now: clock.now });
+  for (let i = 0; i < 5; i++) assert.equal((await get(app, '192.0.2.1', 'OPTIONS')).statusCode, 204);
+  assert.equal((await get(app, '192.0.2.1')).statusCode, 200);
+  assert.equal((await get(app, '192.0.2.1')).statusCode, 200);
+  for (let i = 0; i < 5; i++) assert.equal((await get(app, '192.0.2.1')).statusCode, 429);
+  // The daily counter saw 2, not 7: in the next hour the full hourly allowance is back.
+  clock.advance(3_600_000);
+  const response = await get(app, '192.0.2.1');
+  assert.equal(response.headers['x-ratelimit-remaining'], '1');
+  await app.close();
+});
+
+test('errors carry the headers too: 404, 405 and a rejected key', async () => {
+  const app = await buildTestApp();
+  for (const response of [
+    await app.inject({ url: '/api/v1/nowhere' }),
+    await app.inject({ method: 'DELETE', url: '/api/v1/ipv6' }),
+    await app.inject({ url: '/api/v1/ipv6', headers: { authorization: 'Bearer nk_unknown' } }),
+  ]) {
+    assert.ok([401, 404, 405].includes(response.statusCode), String(response.statusCode));
+    assert.ok(response.headers['x-ratelimit-limit'], `headers on ${response.statusCode}`);
+    assert.ok(response.headers['x-ratelimit-remaining']);
+    assert.ok(response.headers['x-ratelimit-reset']);
+  }
+  await app.close();
+});
+
+test('health endpoints are outside the limit', async () => {
+  const app = await buildTestApp({ RATE_LIMITS: 'public=1/1' });
+  for (let i = 0; i < 3; i++) {
+    const response = await app.inject({ url: '/healthz' });
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.headers['x-ratelimit-limit'], undefined);
+  }
+  await app.close();
+});
+
+test('the memory store refuses all-or-nothing and forgets expired counters', async () => {
+  const clock = manualClock('2026-01-01T00:00:00Z');
+  const store = createMemoryRateLimitStore(clock.now);
+  const expiresAt = clock.now() + 1000;
+  const a = { key: 'a', limit: 1, expiresAt };
+  const b = { key: 'b', limit: 5, expiresAt };
+  assert.deepEqual(await store.consume([a, b]), { allowed: true, counts: [1, 1] });
+  assert.deepEqual(await store.consume([a, b]), { allowed: false, counts: [1, 1] });
+  clock.advance(1000);
+  assert.deepEqual(await store.consume([a, b]), { allowed: true, counts: [1, 1] });
+});
+
+test('the limiter keeps tiers apart', async () => {
+  const clock = manualClock('2026-01-01T00:00:00Z');
+  const limiter = createRateLimiter({
+    store: createMemoryRateLimitStore(clock.now),
+    limits: DEFAULT_TIER_LIMITS,
+    now: clock.now,
+  });
+  assert.equal((await limiter.check('free', 'account:1')).limit, 1000);
+  assert.equal((await limiter.check('pro', 'account:1')).remaining, 9999);
+  assert.equal((await limiter.check('public', 'ip:1.2.3.4')).remaining, 99);
+});
+
+test('parseRateLimits keeps defaults for tiers left out and names bad entries', () => {
+  assert.deepEqual(parseRateLimits('free=5/50').free, { hourly: 5, daily: 50 });
+  assert.deepEqual(parseRateLimits('free=5/50').public, DEFAULT_TIER_LIMITS.public);
+  assert.throws(() => parseRateLimits('gold=1/2'), /unknown tier "gold"/);
+  assert.throws(() => parseRateLimits('public=100'), /"public=100"/);
+  assert.throws(() => parseRateLimits('public=100/50'), /daily limit is below/);
+});
