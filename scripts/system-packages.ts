@@ -11,7 +11,10 @@ export const SYSTEM_PACKAGES = {
     { command: 'ping', package: 'iputils-ping' },
     { command: 'traceroute', package: 'traceroute' },
   ],
-  test: [] as { command: string; package: string }[],
+  test: [
+    { command: 'knotd', package: 'knot' },
+    { command: 'dig', package: 'bind9-dnsutils' },
+  ],
 } as const;
 
 const SEARCH_PATH = [...(process.env.PATH ?? '').split(':'), '/usr/sbin', '/sbin', '/usr/bin', '/bin'];

@@ -1,7 +1,13 @@
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
+import { createBlacklistChecker } from './blacklist/checker.ts';
+import { registerBlacklistRoute } from './blacklist/route.ts';
+import { createMemoryTtlCache } from './cache/ttl-cache.ts';
 import type { Config } from './config.ts';
+import { createMemoryDnsCache, noDnsCache } from './dns/cache.ts';
+import { createResolver, type Resolver } from './dns/resolver.ts';
+import { registerDnsRoute } from './dns/route.ts';
 import { createReadiness, type Readiness } from './health/readiness.ts';
 import { registerHealthRoutes } from './health/routes.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
@@ -23,6 +29,8 @@ export interface AppDeps {
   callers?: CallerResolver;
   /** Where log lines go (default stdout); tests capture them here. */
   logStream?: DestinationStream;
+  /** The one DNS resolver every capability uses (default: DNS_SERVERS with an in-process cache). */
+  resolver?: Resolver;
 }
 
 declare module 'fastify' {
@@ -78,8 +86,30 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     prefix: API_PREFIX,
   });
 
+  // Shared services every capability receives.
+  const resolver =
+    deps.resolver ??
+    createResolver({
+      servers: config.dnsServers,
+      timeoutMs: config.dnsTimeoutMs,
+      deadlineMs: config.dnsTimeoutMs * 3,
+      cache: config.dnsCacheEntries === 0 ? noDnsCache : createMemoryDnsCache({ maxEntries: config.dnsCacheEntries }),
+    });
+
+  // Capabilities: each registers its own routes.
   registerHealthRoutes(app, app.readiness);
   registerIpFamilyRoute(app, now);
+  registerDnsRoute(app, resolver);
+  registerBlacklistRoute(
+    app,
+    createBlacklistChecker({
+      resolver,
+      lists: config.dnsblZones,
+      timeoutMs: config.dnsblTimeoutMs,
+      cache: createMemoryTtlCache({ maxEntries: 10_000, now }),
+      cacheSeconds: config.dnsblCacheSeconds,
+    }),
+  );
   registerOpenApiRoute(app);
   return app;
 }

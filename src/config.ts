@@ -1,38 +1,18 @@
 import path from 'node:path';
+import { blacklistConfigVariables } from './blacklist/config.ts';
+import type { ConfigVariable } from './config-values.ts';
+import { boolean, integerIn, text } from './config-values.ts';
+import { dnsConfigVariables } from './dns/config.ts';
 import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.ts';
 import { parseRateLimits, type TierLimits } from './limits/tiers.ts';
 
-/**
- * Every setting the service reads, declared once. The README's configuration table is checked
- * against this list by a test, so adding a variable here without documenting it fails CI.
- */
-export interface ConfigVariable<T> {
-  readonly name: string;
-  /** The default as an operator would write it (shown in the README). */
-  readonly defaultText: string;
-  readonly description: string;
-  readonly parse: (raw: string | undefined) => T;
-}
+export type { ConfigVariable };
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 type LogLevel = (typeof LOG_LEVELS)[number];
 
-function integerIn(min: number, max: number, fallback: number) {
-  return (raw: string | undefined): number => {
-    if (raw === undefined || raw.trim() === '') return fallback;
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < min || value > max) {
-      throw new Error(`must be a whole number from ${min} to ${max}, got "${raw}"`);
-    }
-    return value;
-  };
-}
-
-function text(fallback: string) {
-  return (raw: string | undefined): string => (raw === undefined || raw.trim() === '' ? fallback : raw.trim());
-}
-
-export const configVariables = {
+/** The service's own settings; each capability declares its own in `src/<capability>/config.ts`. */
+const coreVariables = {
   port: {
     name: 'PORT',
     defaultText: '8080',
@@ -76,12 +56,25 @@ export const configVariables = {
     description: 'Per-tier limits as `tier=hourly/daily`; tiers left out keep their default.',
     parse: (raw: string | undefined): TierLimits => parseRateLimits(raw ?? ''),
   },
+  allowPrivateTargets: {
+    name: 'ALLOW_PRIVATE_TARGETS',
+    defaultText: '`false`',
+    description:
+      'Let TLS checks, WHOIS referrals, ping and traceroute reach private, loopback, link-local, multicast, reserved and metadata addresses (for operators probing their own networks).',
+    parse: boolean(false),
+  },
   shutdownGraceMs: {
     name: 'SHUTDOWN_GRACE_MS',
     defaultText: '10000',
     description: 'On SIGTERM/SIGINT, how long in-flight requests may take to finish before the process exits.',
     parse: integerIn(0, 600_000, 10_000),
   },
+} satisfies Record<string, ConfigVariable<unknown>>;
+
+export const configVariables = {
+  ...coreVariables,
+  ...dnsConfigVariables,
+  ...blacklistConfigVariables,
 } satisfies Record<string, ConfigVariable<unknown>>;
 
 type Variables = typeof configVariables;

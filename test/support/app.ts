@@ -4,7 +4,14 @@ import { loadConfig } from '../../src/config.ts';
 
 /** Builds the real app from environment-style settings, silent unless a log stream is given. */
 export async function buildTestApp(env: Record<string, string> = {}, deps: AppDeps = {}) {
-  const config = loadConfig({ LOG_LEVEL: deps.logStream ? 'info' : 'silent', DATA_DIR: '.tmp/test-data', ...env });
+  const config = loadConfig({
+    LOG_LEVEL: deps.logStream ? 'info' : 'silent',
+    DATA_DIR: '.tmp/test-data',
+    // Nothing leaves the machine: a test that needs DNS points this at its own local server;
+    // any other lookup goes to a closed loopback port and fails at once.
+    DNS_SERVERS: '127.0.0.1:9',
+    ...env,
+  });
   return buildApp(config, deps);
 }
 

@@ -1,0 +1,62 @@
+import { isIP } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { apiErrors } from '../http/errors.ts';
+import { commonErrorResponses, okResponse } from '../http/schemas.ts';
+import type { BlacklistChecker } from './checker.ts';
+
+const DnsblResultSchema = Type.Object(
+  {
+    name: Type.String({ description: 'The list.' }),
+    zone: Type.String({ description: 'Its DNS zone.' }),
+    listed: Type.Boolean({ description: 'True only when status is `listed`.' }),
+    status: Type.Union([Type.Literal('listed'), Type.Literal('not_listed'), Type.Literal('error')], {
+      description:
+        '`listed`: the list returned a listing code. `not_listed`: NXDOMAIN (or no A record). `error`: the list could not answer (timeout, SERVFAIL, unreachable resolver) or refused (Spamhaus 127.255.255.252-255, RFC 5782 127.0.0.1, answers outside 127.0.0.0/8): never counted as listed.',
+    }),
+    return_codes: Type.Array(Type.String(), { description: 'The A records returned, e.g. `127.0.0.2`.' }),
+    reason: Type.Union([Type.String(), Type.Null()], { description: "The list's TXT explanation when listed." }),
+    error: Type.Optional(Type.String({ description: 'Why the list could not answer (status `error`).' })),
+  },
+  { additionalProperties: false },
+);
+
+export const BlacklistReportSchema = Type.Object(
+  {
+    ip: Type.String(),
+    total: Type.Integer({ description: 'Lists tested (8 with the default set).' }),
+    listed: Type.Integer({ description: 'Lists whose status is `listed`.' }),
+    clean: Type.Boolean({
+      description: '`listed == 0`. Check `errors` too: a list that could not answer says nothing either way.',
+    }),
+    errors: Type.Integer({ description: 'Lists that could not answer (status `error`).' }),
+    results: Type.Array(DnsblResultSchema),
+    cached: Type.Boolean({ description: 'True when this report was computed within DNSBL_CACHE_SECONDS.' }),
+  },
+  { additionalProperties: false },
+);
+
+export function registerBlacklistRoute(app: FastifyInstance, checker: BlacklistChecker): void {
+  app.get<{ Querystring: { ip: string } }>(
+    '/api/v1/blacklist',
+    {
+      schema: {
+        summary: 'Check an IPv4 address against DNS blacklists',
+        description:
+          'Every list is queried in parallel through the service resolver, each bounded by DNSBL_TIMEOUT_MS. The list set is configurable (DNSBL_ZONES).',
+        tags: ['blacklist'],
+        querystring: Type.Object({ ip: Type.String({ description: 'An IPv4 address.', examples: ['127.0.0.2'] }) }),
+        response: { 200: okResponse(BlacklistReportSchema, 'One result per list.'), ...commonErrorResponses },
+      },
+    },
+    async (request) => {
+      const ip = request.query.ip.trim();
+      const family = isIP(ip);
+      if (family === 6) {
+        throw apiErrors.invalidParameter('ip', 'IPv6 is not supported by these lists; give an IPv4 address');
+      }
+      if (family !== 4) throw apiErrors.invalidParameter('ip', 'must be an IPv4 address such as 192.0.2.1');
+      return checker.check(ip);
+    },
+  );
+}

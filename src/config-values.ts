@@ -1,0 +1,55 @@
+/**
+ * Every setting the service reads is declared once as a ConfigVariable. The README's configuration
+ * table is generated from the declarations and checked by a test, so none goes undocumented.
+ */
+export interface ConfigVariable<T> {
+  readonly name: string;
+  /** The default as an operator would write it (shown in the README). */
+  readonly defaultText: string;
+  readonly description: string;
+  readonly parse: (raw: string | undefined) => T;
+}
+
+/**
+ * Parsers for environment values, shared by the configuration declarations of every capability.
+ * Each returns the default for an unset or blank value and throws a message an operator can act on.
+ */
+export function integerIn(min: number, max: number, fallback: number) {
+  return (raw: string | undefined): number => {
+    if (raw === undefined || raw.trim() === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      throw new Error(`must be a whole number from ${min} to ${max}, got "${raw}"`);
+    }
+    return value;
+  };
+}
+
+export function text(fallback: string) {
+  return (raw: string | undefined): string => (raw === undefined || raw.trim() === '' ? fallback : raw.trim());
+}
+
+export function boolean(fallback: boolean) {
+  return (raw: string | undefined): boolean => {
+    if (raw === undefined || raw.trim() === '') return fallback;
+    const value = raw.trim().toLowerCase();
+    if (['true', '1', 'yes', 'on'].includes(value)) return true;
+    if (['false', '0', 'no', 'off'].includes(value)) return false;
+    throw new Error(`must be true or false, got "${raw}"`);
+  };
+}
+
+/** An http(s) URL, or the fallback when unset. */
+export function httpUrl(fallback: string) {
+  return (raw: string | undefined): string => {
+    const value = text(fallback)(raw);
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw new Error(`must be an http(s) URL, got "${raw}"`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`must be an http(s) URL, got "${raw}"`);
+    return value;
+  };
+}

@@ -1,0 +1,25 @@
+/**
+ * Why a query got no usable answer. SERVFAIL, REFUSED, FORMERR and NOTIMP are the server's rcode;
+ * TIMEOUT: no answer in time; UNREACHABLE: the server's port is closed (ICMP port unreachable) or
+ * the TCP connection failed; BADRESPONSE: an answer that could not be decoded, was too large, or
+ * had an rcode a stub resolver cannot use.
+ */
+export type DnsErrorCode = 'SERVFAIL' | 'REFUSED' | 'TIMEOUT' | 'UNREACHABLE' | 'FORMERR' | 'NOTIMP' | 'BADRESPONSE';
+
+/** One try of one server, kept so an error can say what happened where. */
+export type DnsAttempt = { server: string; transport: 'udp' | 'tcp'; code: DnsErrorCode; detail?: string };
+
+export class DnsError extends Error {
+  readonly code: DnsErrorCode;
+  /** Every server tried, in order, each once. */
+  readonly servers: string[];
+  readonly attempts: DnsAttempt[];
+
+  constructor(code: DnsErrorCode, message: string, attempts: DnsAttempt[] = []) {
+    super(message);
+    this.name = 'DnsError';
+    this.code = code;
+    this.attempts = attempts;
+    this.servers = [...new Set(attempts.map((attempt) => attempt.server))];
+  }
+}

@@ -1,0 +1,172 @@
+import type { Answer, RecordType } from 'dns-packet';
+
+/**
+ * The record types a user may ask for. The resolver can carry others (they come back as
+ * `{ rdata }`), but these are the ones whose data is decoded and formatted.
+ */
+export const QUERY_RECORD_TYPES = [
+  'A',
+  'AAAA',
+  'CAA',
+  'CNAME',
+  'DNSKEY',
+  'DS',
+  'HINFO',
+  'MX',
+  'NAPTR',
+  'NS',
+  'PTR',
+  'SOA',
+  'SRV',
+  'SSHFP',
+  'TLSA',
+  'TXT',
+] as const;
+export type QueryRecordType = (typeof QUERY_RECORD_TYPES)[number];
+
+export function isQueryRecordType(value: string): value is QueryRecordType {
+  return (QUERY_RECORD_TYPES as readonly string[]).includes(value);
+}
+
+// Record data is plain JSON (no Buffers) so an answer can be cached in Redis and sent as it is.
+export type RecordData =
+  | { type: 'A' | 'AAAA' | 'CNAME' | 'DNAME' | 'NS' | 'PTR'; data: string }
+  | { type: 'MX'; data: { preference: number; exchange: string } }
+  /** One string per character-string, decoded as UTF-8, in the order sent. */
+  | { type: 'TXT'; data: string[] }
+  | {
+      type: 'SOA';
+      data: {
+        mname: string;
+        rname: string;
+        serial: number;
+        refresh: number;
+        retry: number;
+        expire: number;
+        minimum: number;
+      };
+    }
+  | { type: 'SRV'; data: { priority: number; weight: number; port: number; target: string } }
+  | { type: 'CAA'; data: { flags: number; tag: string; value: string } }
+  | { type: 'DS'; data: { keyTag: number; algorithm: number; digestType: number; digestHex: string } }
+  | { type: 'DNSKEY'; data: { flags: number; algorithm: number; keyBase64: string } }
+  | { type: 'TLSA'; data: { usage: number; selector: number; matchingType: number; certificateHex: string } }
+  | { type: 'SSHFP'; data: { algorithm: number; hash: number; fingerprintHex: string } }
+  | { type: 'HINFO'; data: { cpu: string; os: string } }
+  | {
+      type: 'NAPTR';
+      data: { order: number; preference: number; flags: string; services: string; regexp: string; replacement: string };
+    }
+  /** Any other type: the raw RDATA in hex (RFC 3597), or `null` when the decoder gave no bytes. */
+  | { type: OtherRecordType; data: { rdataHex: string | null } };
+
+type ModelledRecordType = QueryRecordType | 'DNAME';
+/** dns-packet names types it does not know `UNKNOWN_<number>`. */
+export type OtherRecordType = Exclude<RecordType, ModelledRecordType> | `UNKNOWN_${number}`;
+
+/**
+ * One resource record. Names keep the case the server sent (as dig shows them) and have no
+ * trailing dot; the root is `.`.
+ */
+export type DnsRecord = RecordData & { name: string; ttl: number; class: string };
+
+// RFC 2181 §8: a TTL with the top bit set is to be read as zero.
+const MAX_TTL = 0x7fffffff;
+
+/** Converts a record decoded by dns-packet. Returns undefined for the EDNS OPT pseudo-record. */
+export function toDnsRecord(answer: Answer): DnsRecord | undefined {
+  if (answer.type === 'OPT') return undefined;
+  const ttl = (answer.ttl ?? 0) > MAX_TTL ? 0 : (answer.ttl ?? 0);
+  const base = { name: answer.name, ttl, class: answer.class ?? 'IN' };
+  return { ...base, ...toRecordData(answer) } as DnsRecord;
+}
+
+function toRecordData(answer: Exclude<Answer, { type: 'OPT' }>): RecordData {
+  switch (answer.type) {
+    case 'A':
+    case 'AAAA':
+    case 'CNAME':
+    case 'DNAME':
+    case 'NS':
+    case 'PTR':
+      return { type: answer.type, data: answer.data };
+    case 'MX':
+      return { type: 'MX', data: { preference: answer.data.preference ?? 0, exchange: answer.data.exchange } };
+    case 'TXT': {
+      const strings = Array.isArray(answer.data) ? answer.data : [answer.data];
+      return { type: 'TXT', data: strings.map((part) => (typeof part === 'string' ? part : part.toString('utf8'))) };
+    }
+    case 'SOA': {
+      const soa = answer.data;
+      return {
+        type: 'SOA',
+        data: {
+          mname: soa.mname,
+          rname: soa.rname,
+          serial: soa.serial ?? 0,
+          refresh: soa.refresh ?? 0,
+          retry: soa.retry ?? 0,
+          expire: soa.expire ?? 0,
+          minimum: soa.minimum ?? 0,
+        },
+      };
+    }
+    case 'SRV': {
+      const srv = answer.data;
+      return {
+        type: 'SRV',
+        data: { priority: srv.priority ?? 0, weight: srv.weight ?? 0, port: srv.port, target: srv.target },
+      };
+    }
+    case 'CAA':
+      return { type: 'CAA', data: { flags: answer.data.flags ?? 0, tag: answer.data.tag, value: answer.data.value } };
+    case 'DS': {
+      const ds = answer.data;
+      return {
+        type: 'DS',
+        data: { keyTag: ds.keyTag, algorithm: ds.algorithm, digestType: ds.digestType, digestHex: hex(ds.digest) },
+      };
+    }
+    case 'DNSKEY': {
+      const key = answer.data;
+      return {
+        type: 'DNSKEY',
+        data: { flags: key.flags, algorithm: key.algorithm, keyBase64: key.key.toString('base64') },
+      };
+    }
+    case 'TLSA': {
+      const tlsa = answer.data;
+      return {
+        type: 'TLSA',
+        data: {
+          usage: tlsa.usage,
+          selector: tlsa.selector,
+          matchingType: tlsa.matchingType,
+          certificateHex: hex(tlsa.certificate),
+        },
+      };
+    }
+    case 'SSHFP': {
+      const sshfp = answer.data;
+      // dns-packet already gives the fingerprint as hex.
+      return {
+        type: 'SSHFP',
+        data: { algorithm: sshfp.algorithm, hash: sshfp.hash, fingerprintHex: sshfp.fingerprint.toLowerCase() },
+      };
+    }
+    case 'HINFO':
+      return { type: 'HINFO', data: { cpu: answer.data.cpu, os: answer.data.os } };
+    case 'NAPTR':
+      return { type: 'NAPTR', data: { ...answer.data } };
+    default: {
+      // Types dns-packet does not decode arrive as the raw RDATA Buffer; decoded ones we do not
+      // model (RRSIG, NSEC, ...) have no bytes left to show.
+      const data: unknown = (answer as { data: unknown }).data;
+      return { type: answer.type as OtherRecordType, data: { rdataHex: Buffer.isBuffer(data) ? hex(data) : null } };
+    }
+  }
+}
+
+function hex(bytes: Buffer): string {
+  return bytes.toString('hex').toUpperCase();
+}

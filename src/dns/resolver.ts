@@ -1,0 +1,162 @@
+import { isIP } from 'node:net';
+import { type CachedAnswer, cacheKey, createMemoryDnsCache, type DnsCache } from './cache.ts';
+import { MAX_CNAME_HOPS, sameName, walkCnameChain } from './chain.ts';
+import { createDnsClient, type DnsClient, type DnsTiming } from './client.ts';
+import { normaliseQueryName, toPtrName } from './names.ts';
+import { isQueryRecordType, type QueryRecordType } from './records.ts';
+import type { DnsServer } from './servers.ts';
+import type { DnsTransport } from './transport.ts';
+
+export type QueryResult = CachedAnswer & { fromCache: boolean };
+
+export type ResolvedAddress = { address: string; family: 4 | 6 };
+
+export type Resolver = {
+  /**
+   * The records of `type` for `name`, preceded by the CNAMEs leading to them (in order); the
+   * authority section for negative answers. Throws DnsError when no server answers usably, and
+   * RangeError for a name or type the caller should have validated (normaliseQueryName).
+   */
+  query(name: string, type: QueryRecordType, options?: { timeoutMs?: number }): Promise<QueryResult>;
+  /**
+   * The addresses to connect to for `name`, following CNAMEs; an IP literal is returned as it is
+   * (or not at all when of the other family). Empty when the name has none (or does not exist).
+   * Throws DnsError only when every family asked failed; RangeError for an invalid name.
+   */
+  resolveAddresses(name: string, family?: 4 | 6 | 'any'): Promise<ResolvedAddress[]>;
+  /** The PTR name of an IP address, or null on any failure (bad input, NXDOMAIN, timeout). */
+  reverse(ip: string, options?: { timeoutMs?: number }): Promise<string | null>;
+};
+
+export type ResolverOptions = {
+  servers: readonly DnsServer[];
+  /** An in-process cache by default; pass `noDnsCache` to turn caching off. */
+  cache?: DnsCache;
+  /** Per-try timeout. */
+  timeoutMs?: number;
+  /** Overall bound for one query, retries included. */
+  deadlineMs?: number;
+  /** Default bound for reverse(): reverse names are decoration and must not hold up a response. */
+  reverseTimeoutMs?: number;
+  triesPerServer?: number;
+  nextId?: () => number;
+  transport?: DnsTransport;
+};
+
+export function createResolver(options: ResolverOptions): Resolver {
+  const timing: Partial<DnsTiming> = {};
+  if (options.timeoutMs !== undefined) timing.tryTimeoutMs = options.timeoutMs;
+  if (options.deadlineMs !== undefined) timing.deadlineMs = options.deadlineMs;
+  const client = createDnsClient({
+    servers: options.servers,
+    timing,
+    ...(options.triesPerServer === undefined ? {} : { triesPerServer: options.triesPerServer }),
+    ...(options.nextId === undefined ? {} : { nextId: options.nextId }),
+    ...(options.transport === undefined ? {} : { transport: options.transport }),
+  });
+  const cache = options.cache ?? createMemoryDnsCache();
+  const reverseTimeoutMs = options.reverseTimeoutMs ?? 1500;
+  // Identical questions asked at the same time share one exchange (a page of blacklist checks
+  // or many clients asking for one popular name).
+  const inFlight = new Map<string, Promise<CachedAnswer>>();
+
+  async function lookup(name: string, type: string, override?: Partial<DnsTiming>): Promise<QueryResult> {
+    const key = cacheKey(name, type);
+    const cached = await cache.get(key);
+    if (cached !== undefined) return { ...cached, fromCache: true };
+    let pending = inFlight.get(key);
+    if (pending === undefined) {
+      pending = resolveWithChain(client, name, type, override).finally(() => inFlight.delete(key));
+      inFlight.set(key, pending);
+      const answer = await pending;
+      await cache.set(key, answer);
+      return { ...answer, fromCache: false };
+    }
+    return { ...(await pending), fromCache: false };
+  }
+
+  async function query(
+    name: string,
+    type: QueryRecordType,
+    queryOptions: { timeoutMs?: number } = {},
+  ): Promise<QueryResult> {
+    if (!isQueryRecordType(type)) throw new RangeError(`unsupported record type ${type}`);
+    const normalised = normaliseQueryName(name);
+    if (!normalised.ok) throw new RangeError(normalised.reason);
+    const { timeoutMs } = queryOptions;
+    // A caller's bound (a blacklist's per-list budget) caps both one try and the whole query.
+    const override = timeoutMs === undefined ? undefined : { tryTimeoutMs: timeoutMs, deadlineMs: timeoutMs };
+    return lookup(normalised.name, type, override);
+  }
+
+  async function resolveAddresses(name: string, family: 4 | 6 | 'any' = 'any'): Promise<ResolvedAddress[]> {
+    const literal = isIP(name);
+    if (literal === 4 || literal === 6) {
+      return family === 'any' || family === literal ? [{ address: name, family: literal }] : [];
+    }
+    const types = family === 'any' ? (['A', 'AAAA'] as const) : family === 4 ? (['A'] as const) : (['AAAA'] as const);
+    const settled = await Promise.allSettled(types.map((type) => query(name, type)));
+    const failures = settled.filter((result) => result.status === 'rejected');
+    if (failures.length === settled.length) throw failures[0]?.reason;
+    return settled.flatMap((result) =>
+      result.status === 'fulfilled'
+        ? result.value.answers.flatMap((record) =>
+            record.type === 'A' || record.type === 'AAAA'
+              ? [{ address: record.data, family: record.type === 'A' ? (4 as const) : (6 as const) }]
+              : [],
+          )
+        : [],
+    );
+  }
+
+  async function reverse(ip: string, reverseOptions: { timeoutMs?: number } = {}): Promise<string | null> {
+    const ptrName = toPtrName(ip);
+    if (!ptrName.ok) return null;
+    const timeoutMs = reverseOptions.timeoutMs ?? reverseTimeoutMs;
+    try {
+      const result = await lookup(ptrName.name, 'PTR', { tryTimeoutMs: timeoutMs, deadlineMs: timeoutMs });
+      const ptr = result.answers.find((record) => record.type === 'PTR');
+      return ptr?.type === 'PTR' ? ptr.data : null;
+    } catch {
+      return null;
+    }
+  }
+
+  return { query, resolveAddresses, reverse };
+}
+
+/**
+ * Asks for `name`/`type` and, when the answer stops at a CNAME whose target it says nothing about
+ * (an authoritative server answering for a name outside its zones), asks again for the target.
+ */
+async function resolveWithChain(
+  client: DnsClient,
+  name: string,
+  type: string,
+  timing: Partial<DnsTiming> | undefined,
+): Promise<CachedAnswer> {
+  const collected: CachedAnswer['answers'] = [];
+  const visited = new Set<string>();
+  let current = name;
+  for (;;) {
+    visited.add(current.toLowerCase());
+    const response = await client.exchange({ name: current, type }, timing);
+    const walk = walkCnameChain(response.answers, current, type);
+    collected.push(...walk.chain, ...walk.records);
+    const answer = {
+      rcode: response.rcode,
+      answers: collected,
+      authority: response.authority,
+      server: response.server,
+    };
+    const dangling =
+      walk.records.length === 0 &&
+      walk.chain.length > 0 &&
+      response.rcode === 'NOERROR' &&
+      // An SOA means the server looked at the target and found nothing: the chain's end is final.
+      !response.authority.some((record) => record.type === 'SOA');
+    if (!dangling || sameName(walk.end, current)) return answer;
+    if (visited.has(walk.end.toLowerCase()) || collected.length > MAX_CNAME_HOPS) return answer;
+    current = walk.end;
+  }
+}

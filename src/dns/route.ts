@@ -1,0 +1,127 @@
+import { isIP } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { apiErrors } from '../http/errors.ts';
+import { commonErrorResponses, okResponse, upstreamErrorResponse } from '../http/schemas.ts';
+import { DnsError } from './errors.ts';
+import { formatRecordValue } from './format.ts';
+import { normaliseQueryName, toPtrName } from './names.ts';
+import type { QueryResult, Resolver } from './resolver.ts';
+
+/** The record types of the API contract (the resolver itself carries more). */
+export const API_RECORD_TYPES = ['A', 'AAAA', 'MX', 'NS', 'TXT', 'CNAME', 'SOA', 'PTR', 'SRV'] as const;
+type ApiRecordType = (typeof API_RECORD_TYPES)[number];
+
+const VALUE_FORMATS = `Values are close to what \`dig +short\` prints, without trailing dots:
+A \`192.0.2.1\`; AAAA compressed lower case \`2001:db8::1\`; MX \`10 mx.example.com\`; NS, CNAME and PTR the
+target name; TXT the record's character-strings joined as sent, without separators or quotes (as SPF and
+DKIM read them); SOA \`mname rname serial refresh retry expire minimum\`; SRV \`priority weight port target\`.
+Names keep the case the server sent. \`records\` holds every answer record of the asked type and, before
+them, the CNAMEs on the way (their \`record_type\` is CNAME), each with its TTL as the resolver reports it
+(counted down while cached). NXDOMAIN and "no records of this type" are answers (200, \`records: []\`,
+\`status\` says which); SERVFAIL, REFUSED, timeouts and unreachable servers are 502.`;
+
+export const DnsAnswer = Type.Object(
+  {
+    host: Type.String({ description: 'The name queried (IDN as punycode; for PTR the reverse name).' }),
+    record_type: Type.String({ description: 'The record type asked for.' }),
+    status: Type.Union([Type.Literal('NOERROR'), Type.Literal('NXDOMAIN')], {
+      description:
+        'NOERROR: the name exists (records may still be empty: no records of this type). NXDOMAIN: no such name.',
+    }),
+    records: Type.Array(
+      Type.Object({
+        record_type: Type.String(),
+        value: Type.String(),
+        ttl: Type.Integer({ description: 'Seconds.' }),
+        name: Type.String({ description: 'The owner name of the record (differs from host along a CNAME chain).' }),
+      }),
+    ),
+    cached: Type.Boolean({ description: "True when the answer came from the service's DNS cache." }),
+  },
+  { additionalProperties: false },
+);
+
+const DnsQuery = Type.Object({
+  host: Type.String({
+    description: 'Domain name (IDN allowed). For PTR, an IPv4/IPv6 address or a reverse (in-addr.arpa/ip6.arpa) name.',
+    examples: ['example.com'],
+  }),
+  record_type: Type.String({
+    description: `One of ${API_RECORD_TYPES.join(', ')} (case-insensitive).`,
+    examples: ['MX'],
+  }),
+});
+
+export function describeDnsFailure(host: string, type: string, error: DnsError): string {
+  const tried = error.attempts.map((attempt) => `${attempt.server}/${attempt.transport} ${attempt.code}`).join(', ');
+  const what =
+    error.code === 'TIMEOUT'
+      ? 'no DNS server answered in time'
+      : error.code === 'UNREACHABLE'
+        ? 'the DNS servers could not be reached'
+        : `the DNS server answered ${error.code}`;
+  return `DNS lookup of ${host} ${type} failed: ${what}${tried ? ` (${tried})` : ''}.`;
+}
+
+/** Turns the user's host into the name to query, or explains in a 400 why it cannot be one. */
+function queryName(host: string, type: ApiRecordType): string {
+  if (type === 'PTR') {
+    const ptr = toPtrName(host.trim());
+    if (!ptr.ok) throw apiErrors.invalidParameter('host', `for PTR, an IP address or a reverse name (${ptr.reason})`);
+    return ptr.name;
+  }
+  if (isIP(host.trim()) !== 0) {
+    throw apiErrors.invalidParameter('host', 'is an IP address; use record_type=PTR for its reverse name');
+  }
+  const name = normaliseQueryName(host.trim());
+  if (!name.ok) throw apiErrors.invalidParameter('host', `must be a domain name (${name.reason})`);
+  return name.name;
+}
+
+export function presentDnsAnswer(host: string, type: ApiRecordType, result: QueryResult) {
+  return {
+    host,
+    record_type: type,
+    status: result.rcode,
+    records: result.answers.map((record) => ({
+      record_type: record.type,
+      value: formatRecordValue(record),
+      ttl: record.ttl,
+      name: record.name,
+    })),
+    cached: result.fromCache,
+  };
+}
+
+export function registerDnsRoute(app: FastifyInstance, resolver: Resolver): void {
+  app.get<{ Querystring: { host: string; record_type: string } }>(
+    '/api/v1/dns',
+    {
+      schema: {
+        summary: 'DNS records of one type for a host, with TTLs',
+        description: VALUE_FORMATS,
+        tags: ['dns'],
+        querystring: DnsQuery,
+        response: {
+          200: okResponse(DnsAnswer, 'The answer records.'),
+          ...commonErrorResponses,
+          ...upstreamErrorResponse,
+        },
+      },
+    },
+    async (request) => {
+      const type = request.query.record_type.trim().toUpperCase() as ApiRecordType;
+      if (!API_RECORD_TYPES.includes(type)) {
+        throw apiErrors.invalidParameter('record_type', `must be one of ${API_RECORD_TYPES.join(', ')}`);
+      }
+      const name = queryName(request.query.host, type);
+      try {
+        return presentDnsAnswer(name, type, await resolver.query(name, type));
+      } catch (error) {
+        if (error instanceof DnsError) throw apiErrors.upstream(describeDnsFailure(name, type, error));
+        throw error;
+      }
+    },
+  );
+}

@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Answer } from 'dns-packet';
+import { formatRecordValue } from '../../src/dns/format.ts';
+import { toDnsRecord } from '../../src/dns/records.ts';
+
+// Omit over each member of the union, so `data` stays tied to `type`.
+type Unnamed<T> = T extends unknown ? Omit<T, 'name'> : never;
+
+// Records go through toDnsRecord as the client's do, so the decoded shapes dns-packet gives are
+// what is formatted.
+function format(answer: Unnamed<Answer>): string {
+  const record = toDnsRecord({ name: 'example.test', ttl: 300, class: 'IN', ...answer } as Answer);
+  assert.ok(record);
+  return formatRecordValue(record);
+}
+
+describe('formatRecordValue', () => {
+  const cases: Array<[string, Unnamed<Answer>, string]> = [
+    ['A', { type: 'A', data: '192.0.2.1' }, '192.0.2.1'],
+    ['AAAA compressed and lower case', { type: 'AAAA', data: '2001:DB8:0:0:0:0:0:1' }, '2001:db8::1'],
+    ['AAAA longest zero run compressed', { type: 'AAAA', data: '2001:db8:0:0:1:0:0:1' }, '2001:db8::1:0:0:1'],
+    ['MX', { type: 'MX', data: { preference: 10, exchange: 'mx.example.test' } }, '10 mx.example.test'],
+    [
+      'MX keeps the case sent',
+      { type: 'MX', data: { preference: 20, exchange: 'MX2.Example.test' } },
+      '20 MX2.Example.test',
+    ],
+    ['null MX', { type: 'MX', data: { preference: 0, exchange: '.' } }, '0 .'],
+    ['NS', { type: 'NS', data: 'ns1.example.test' }, 'ns1.example.test'],
+    ['CNAME', { type: 'CNAME', data: 'web.example.test' }, 'web.example.test'],
+    ['PTR', { type: 'PTR', data: 'host.example.test' }, 'host.example.test'],
+    ['TXT one string', { type: 'TXT', data: ['v=spf1 -all'] }, 'v=spf1 -all'],
+    [
+      'TXT strings concatenated as SPF reads them',
+      { type: 'TXT', data: ['v=spf1 ip4:192.0.2.0/24 ', '-all'] },
+      'v=spf1 ip4:192.0.2.0/24 -all',
+    ],
+    [
+      'SOA',
+      {
+        type: 'SOA',
+        data: {
+          mname: 'ns1.example.test',
+          rname: 'hostmaster.example.test',
+          serial: 2024010101,
+          refresh: 7200,
+          retry: 3600,
+          expire: 1209600,
+          minimum: 300,
+        },
+      },
+      'ns1.example.test hostmaster.example.test 2024010101 7200 3600 1209600 300',
+    ],
+    [
+      'SRV',
+      { type: 'SRV', data: { priority: 10, weight: 60, port: 5060, target: 'sip.example.test' } },
+      '10 60 5060 sip.example.test',
+    ],
+    ['CAA', { type: 'CAA', data: { flags: 0, tag: 'issue', value: 'letsencrypt.org' } }, '0 issue "letsencrypt.org"'],
+    [
+      'CAA critical',
+      { type: 'CAA', data: { flags: 128, tag: 'iodef', value: 'mailto:a@b' } },
+      '128 iodef "mailto:a@b"',
+    ],
+    [
+      'DS',
+      { type: 'DS', data: { keyTag: 2371, algorithm: 13, digestType: 2, digest: Buffer.from('abcd', 'hex') } },
+      '2371 13 2 ABCD',
+    ],
+    ['DNSKEY', { type: 'DNSKEY', data: { flags: 257, algorithm: 13, key: Buffer.from('key') } }, '257 3 13 a2V5'],
+    [
+      'TLSA',
+      { type: 'TLSA', data: { usage: 3, selector: 1, matchingType: 1, certificate: Buffer.from('0102', 'hex') } },
+      '3 1 1 0102',
+    ],
+    ['SSHFP', { type: 'SSHFP', data: { algorithm: 4, hash: 2, fingerprint: 'ABCDEF' } }, '4 2 abcdef'],
+    ['HINFO', { type: 'HINFO', data: { cpu: 'RFC8482', os: '' } }, '"RFC8482" ""'],
+    [
+      'NAPTR',
+      {
+        type: 'NAPTR',
+        data: {
+          order: 100,
+          preference: 10,
+          flags: 'S',
+          services: 'SIP+D2U',
+          regexp: '',
+          replacement: '_sip._udp.example.test',
+        },
+      },
+      '100 10 "S" "SIP+D2U" "" _sip._udp.example.test',
+    ],
+    ['unknown type in RFC 3597 form', { type: 'URI', data: Buffer.from('0a0b', 'hex') }, '\\# 2 0A0B'],
+  ];
+  for (const [label, answer, expected] of cases) {
+    it(`formats ${label}`, () => {
+      assert.equal(format(answer), expected);
+    });
+  }
+
+  it('keeps the TXT strings apart in the record data', () => {
+    const record = toDnsRecord({
+      type: 'TXT',
+      name: 'a.test',
+      ttl: 1,
+      data: [Buffer.from('one '), Buffer.from('two')],
+    });
+    assert.deepEqual(record?.data, ['one ', 'two']);
+  });
+
+  it('skips the EDNS OPT pseudo-record and reads a TTL with the top bit set as 0 (RFC 2181 §8)', () => {
+    assert.equal(
+      toDnsRecord({
+        type: 'OPT',
+        name: '.',
+        udpPayloadSize: 1232,
+        extendedRcode: 0,
+        ednsVersion: 0,
+        flags: 0,
+        flag_do: false,
+        options: [],
+      }),
+      undefined,
+    );
+    assert.equal(toDnsRecord({ type: 'A', name: 'a.test', ttl: 0x80000000, data: '192.0.2.1' })?.ttl, 0);
+  });
+});

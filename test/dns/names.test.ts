@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { normaliseQueryName, toPtrName } from '../../src/dns/names.ts';
+
+describe('normaliseQueryName', () => {
+  const accepted: Array<[string, string, string]> = [
+    ['plain name', 'example.com', 'example.com'],
+    ['upper case is lowered', 'WWW.Example.COM', 'www.example.com'],
+    ['trailing dot is dropped', 'example.com.', 'example.com'],
+    ['IDN becomes punycode', 'Bücher.example', 'xn--bcher-kva.example'],
+    ['service name with underscores', '_sip._tcp.example.com', '_sip._tcp.example.com'],
+    ['DMARC name', '_dmarc.example.com', '_dmarc.example.com'],
+    ['single label', 'localhost', 'localhost'],
+    ['the root', '.', '.'],
+    ['63-character label', `${'a'.repeat(63)}.com`, `${'a'.repeat(63)}.com`],
+    ['253-character name', `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`, ''],
+  ];
+  for (const [label, input, expected] of accepted) {
+    it(`accepts ${label}`, () => {
+      assert.deepEqual(normaliseQueryName(input), { ok: true, name: expected || input });
+    });
+  }
+
+  const rejected: Array<[string, string, RegExp]> = [
+    ['empty', '', /empty/],
+    ['white space', 'exa mple.com', /white space/],
+    ['empty label', 'a..example.com', /empty label/],
+    ['leading dot', '.example.com', /empty label/],
+    ['64-character label', `${'a'.repeat(64)}.com`, /longer than 63/],
+    [
+      '254-character name',
+      `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(62)}`,
+      /longer than 253/,
+    ],
+    ['slash', 'example.com/path', /character "\/"/],
+    ['percent escape', 'a%41.com', /character "%"/],
+    ['exclamation mark', 'a!b.com', /character "!"/],
+    ['IPv6 literal', '2001:db8::1', /character ":"/],
+  ];
+  for (const [label, input, reason] of rejected) {
+    it(`rejects ${label}`, () => {
+      const result = normaliseQueryName(input);
+      assert.equal(result.ok, false);
+      if (!result.ok) assert.match(result.reason, reason);
+    });
+  }
+});
+
+describe('toPtrName', () => {
+  const cases: Array<[string, string, string]> = [
+    ['IPv4', '192.0.2.20', '20.2.0.192.in-addr.arpa'],
+    ['IPv6, nibbles of the full address', '2001:db8::1', `1.${'0.'.repeat(23)}8.b.d.0.1.0.0.2.ip6.arpa`],
+    // Unlike `dig -x`, where the PTR record actually lives: the IPv4 reverse zone.
+    ['IPv4-mapped IPv6 as its IPv4 address', '::ffff:192.0.2.1', '1.2.0.192.in-addr.arpa'],
+    ['a reverse name as it is', '20.2.0.192.IN-ADDR.ARPA.', '20.2.0.192.in-addr.arpa'],
+  ];
+  for (const [label, input, expected] of cases) {
+    it(`maps ${label}`, () => {
+      assert.deepEqual(toPtrName(input), { ok: true, name: expected });
+    });
+  }
+
+  it('rejects a forward name and garbage', () => {
+    assert.equal(toPtrName('example.com').ok, false);
+    assert.equal(toPtrName('300.1.1.1').ok, false);
+    assert.equal(toPtrName('').ok, false);
+  });
+});

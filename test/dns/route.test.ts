@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Answer } from 'dns-packet';
+import { formatServer } from '../../src/dns/servers.ts';
+import { buildTestApp } from '../support/app.ts';
+import { type FakeDnsServer, recordsHandler, startFakeDnsServer } from '../support/fake-dns-server.ts';
+
+const records: Answer[] = [
+  { type: 'A', name: 'example.test', ttl: 300, class: 'IN', data: '192.0.2.10' },
+  { type: 'AAAA', name: 'example.test', ttl: 300, class: 'IN', data: '2001:0db8:0000:0000:0000:0000:0000:0010' },
+  { type: 'MX', name: 'example.test', ttl: 3600, class: 'IN', data: { preference: 10, exchange: 'mx1.example.test' } },
+  { type: 'NS', name: 'example.test', ttl: 86400, class: 'IN', data: 'ns1.example.test' },
+  { type: 'TXT', name: 'example.test', ttl: 60, class: 'IN', data: ['v=spf1 ', 'include:_spf.example.test -all'] },
+  {
+    type: 'SOA',
+    name: 'example.test',
+    ttl: 900,
+    class: 'IN',
+    data: {
+      mname: 'ns1.example.test',
+      rname: 'hostmaster.example.test',
+      serial: 2024010101,
+      refresh: 7200,
+      retry: 3600,
+      expire: 1209600,
+      minimum: 300,
+    },
+  },
+  { type: 'CNAME', name: 'www.example.test', ttl: 120, class: 'IN', data: 'web.example.test' },
+  { type: 'CNAME', name: 'web.example.test', ttl: 130, class: 'IN', data: 'example.test' },
+  {
+    type: 'SRV',
+    name: '_sip._tcp.example.test',
+    ttl: 600,
+    class: 'IN',
+    data: { priority: 10, weight: 60, port: 5060, target: 'sip.example.test' },
+  },
+  { type: 'PTR', name: '10.2.0.192.in-addr.arpa', ttl: 3600, class: 'IN', data: 'example.test' },
+  { type: 'A', name: 'xn--bcher-kva.example.test', ttl: 300, class: 'IN', data: '192.0.2.77' },
+];
+
+describe('GET /api/v1/dns', () => {
+  let dns: FakeDnsServer;
+  let failing: FakeDnsServer;
+  let app: Awaited<ReturnType<typeof buildTestApp>>;
+  let failingApp: Awaited<ReturnType<typeof buildTestApp>>;
+
+  before(async () => {
+    dns = await startFakeDnsServer(recordsHandler(records));
+    failing = await startFakeDnsServer((question) =>
+      question.name.startsWith('slow')
+        ? 'drop'
+        : { rcode: question.name.startsWith('refused') ? 'REFUSED' : 'SERVFAIL' },
+    );
+    app = await buildTestApp({ DNS_SERVERS: formatServer(dns.server) });
+    failingApp = await buildTestApp({ DNS_SERVERS: formatServer(failing.server), DNS_TIMEOUT_MS: '100' });
+  });
+  after(async () => {
+    await app.close();
+    await failingApp.close();
+    await dns.close();
+    await failing.close();
+  });
+
+  const ask = (host: string, type: string, target = () => app) =>
+    target().inject({ url: `/api/v1/dns?host=${encodeURIComponent(host)}&record_type=${type}` });
+
+  const cases: [type: string, host: string, values: string[]][] = [
+    ['A', 'example.test', ['192.0.2.10']],
+    ['AAAA', 'example.test', ['2001:db8::10']],
+    ['MX', 'example.test', ['10 mx1.example.test']],
+    ['NS', 'example.test', ['ns1.example.test']],
+    ['TXT', 'example.test', ['v=spf1 include:_spf.example.test -all']],
+    ['SOA', 'example.test', ['ns1.example.test hostmaster.example.test 2024010101 7200 3600 1209600 300']],
+    ['SRV', '_sip._tcp.example.test', ['10 60 5060 sip.example.test']],
+    ['CNAME', 'www.example.test', ['web.example.test']],
+    ['PTR', '192.0.2.10', ['example.test']],
+    ['PTR', '10.2.0.192.in-addr.arpa', ['example.test']],
+  ];
+  for (const [type, host, values] of cases) {
+    it(`answers ${type} for ${host} with its value format and TTL`, async () => {
+      const response = await ask(host, type);
+      assert.equal(response.statusCode, 200, response.body);
+      const body = response.json();
+      assert.equal(body.status, 'NOERROR');
+      assert.equal(body.record_type, type);
+      assert.deepEqual(
+        body.records.map((record: { value: string }) => record.value),
+        values,
+      );
+      for (const record of body.records) assert.ok(Number.isInteger(record.ttl) && record.ttl > 0);
+      assert.ok(response.headers['x-ratelimit-remaining']);
+    });
+  }
+
+  it('lists the CNAMEs on the way before the records, and accepts a lower-case type', async () => {
+    const body = (await ask('www.example.test', 'a')).json();
+    assert.deepEqual(
+      body.records.map((record: { record_type: string; name: string; value: string; ttl: number }) => [
+        record.record_type,
+        record.name,
+        record.value,
+        record.ttl,
+      ]),
+      [
+        ['CNAME', 'www.example.test', 'web.example.test', 120],
+        ['CNAME', 'web.example.test', 'example.test', 130],
+        ['A', 'example.test', '192.0.2.10', 300],
+      ],
+    );
+  });
+
+  it('converts an internationalised name to punycode', async () => {
+    const body = (await ask('bücher.example.test', 'A')).json();
+    assert.equal(body.host, 'xn--bcher-kva.example.test');
+    assert.deepEqual(body.records[0].value, '192.0.2.77');
+  });
+
+  it('answers NXDOMAIN and "no records of this type" as 200 with an empty list', async () => {
+    const missing = (await ask('nothing.example.test', 'A')).json();
+    assert.deepEqual([missing.status, missing.records], ['NXDOMAIN', []]);
+    const noData = (await ask('_sip._tcp.example.test', 'MX')).json();
+    assert.deepEqual([noData.status, noData.records], ['NOERROR', []]);
+  });
+
+  it('says when an answer came from the cache', async () => {
+    await ask('example.test', 'NS');
+    assert.equal((await ask('example.test', 'NS')).json().cached, true);
+  });
+
+  it('refuses bad input with a 400 naming the parameter', async () => {
+    const bad: [string, string, RegExp][] = [
+      ['example.test', 'ANY', /record_type.*one of A, AAAA, MX, NS, TXT, CNAME, SOA, PTR, SRV/],
+      ['exa mple.test', 'A', /'host'.*white space/],
+      ['-.example..test', 'A', /'host'/],
+      [`${'a'.repeat(64)}.test`, 'A', /longer than 63/],
+      [`${'abcdefghi.'.repeat(26)}test`, 'A', /longer than 253/],
+      ['192.0.2.1', 'A', /use record_type=PTR/],
+      ['example.test', '', /record_type/],
+      ['not-an-ip', 'PTR', /reverse name/],
+    ];
+    for (const [host, type, message] of bad) {
+      const response = await ask(host, type);
+      assert.equal(response.statusCode, 400, `${host} ${type}`);
+      assert.match(response.json().error, message);
+    }
+    const missing = await app.inject({ url: '/api/v1/dns?record_type=A' });
+    assert.equal(missing.statusCode, 400);
+    assert.equal(missing.json().error, "Missing required query parameter 'host'.");
+  });
+
+  it('reports SERVFAIL, REFUSED and timeouts as 502 saying which', async () => {
+    const servfail = await ask('broken.example.test', 'A', () => failingApp);
+    assert.equal(servfail.statusCode, 502);
+    assert.match(servfail.json().error, /broken\.example\.test A failed: the DNS server answered SERVFAIL/);
+    const refused = await ask('refused.example.test', 'A', () => failingApp);
+    assert.match(refused.json().error, /answered REFUSED/);
+    const slow = await ask('slow.example.test', 'A', () => failingApp);
+    assert.equal(slow.statusCode, 502);
+    assert.match(slow.json().error, /no DNS server answered in time/);
+  });
+});
