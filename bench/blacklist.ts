@@ -20,8 +20,8 @@ const dns = await startFakeDnsServer((question) => {
   if (!listed) return { rcode: 'NXDOMAIN', authorities: [soaRecord(zone.zone)], delayMs: zone.delay };
   const answer =
     question.type === 'TXT'
-      ? { type: 'TXT' as const, name: question.name, ttl: 60, class: 'IN', data: ['listed for the benchmark'] }
-      : { type: 'A' as const, name: question.name, ttl: 60, class: 'IN', data: '127.0.0.2' };
+      ? { type: 'TXT' as const, name: question.name, ttl: 60, class: 'IN' as const, data: ['listed for the benchmark'] }
+      : { type: 'A' as const, name: question.name, ttl: 60, class: 'IN' as const, data: '127.0.0.2' };
   return { answers: [answer], delayMs: zone.delay };
 });
 
