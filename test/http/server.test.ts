@@ -8,7 +8,11 @@ import { buildTestApp } from '../support/app.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '..', '..');
 
-function getJson(host: string, port: number, urlPath: string): Promise<{ status: number; body: Record<string, unknown> }> {
+function getJson(
+  host: string,
+  port: number,
+  urlPath: string,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const req = request({ host, port, path: urlPath }, (res) => {
       let data = '';
