@@ -14,6 +14,7 @@ export const SYSTEM_PACKAGES = {
   test: [
     { command: 'knotd', package: 'knot' },
     { command: 'dig', package: 'bind9-dnsutils' },
+    { command: 'redis-server', package: 'redis-server' },
   ],
 } as const;
 

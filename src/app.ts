@@ -3,9 +3,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { createBlacklistChecker } from './blacklist/checker.ts';
 import { registerBlacklistRoute } from './blacklist/route.ts';
-import { createMemoryTtlCache } from './cache/ttl-cache.ts';
 import type { Config } from './config.ts';
-import { createMemoryDnsCache, noDnsCache } from './dns/cache.ts';
+import { noDnsCache } from './dns/cache.ts';
 import { createResolver, type Resolver } from './dns/resolver.ts';
 import { registerDnsRoute } from './dns/route.ts';
 import { createReadiness, type Readiness } from './health/readiness.ts';
@@ -16,9 +15,9 @@ import { registerRequestContext, requestIdFor } from './http/request-context.ts'
 import { registerIpFamilyRoute } from './ipinfo/ip-family-route.ts';
 import { type CallerResolver, createPublicOnlyCallerResolver } from './limits/caller.ts';
 import { createRateLimiter } from './limits/limiter.ts';
-import { createMemoryRateLimitStore } from './limits/memory-store.ts';
 import { registerRateLimiting } from './limits/rate-limit-hook.ts';
 import type { RateLimitStore } from './limits/store.ts';
+import { createSharedState } from './scale/shared-state.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -78,7 +77,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     optionsSuccessStatus: 204,
   });
 
-  const store = deps.rateLimitStore ?? createMemoryRateLimitStore(now);
+  // Shared state: in this process, or in Redis for several instances (REDIS_URL).
+  const shared = createSharedState(config, app, now);
+  const store = deps.rateLimitStore ?? shared.rateLimitStore;
   app.addHook('onClose', async () => store.close());
   registerRateLimiting(app, {
     limiter: createRateLimiter({ store, limits: config.rateLimits, now }),
@@ -93,7 +94,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       servers: config.dnsServers,
       timeoutMs: config.dnsTimeoutMs,
       deadlineMs: config.dnsTimeoutMs * 3,
-      cache: config.dnsCacheEntries === 0 ? noDnsCache : createMemoryDnsCache({ maxEntries: config.dnsCacheEntries }),
+      cache: config.dnsCacheEntries === 0 ? noDnsCache : shared.dnsCache(config.dnsCacheEntries),
     });
 
   // Capabilities: each registers its own routes.
@@ -106,7 +107,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       resolver,
       lists: config.dnsblZones,
       timeoutMs: config.dnsblTimeoutMs,
-      cache: createMemoryTtlCache({ maxEntries: 10_000, now }),
+      cache: shared.ttlCache('dnsbl', 10_000),
       cacheSeconds: config.dnsblCacheSeconds,
     }),
   );

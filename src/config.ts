@@ -5,6 +5,7 @@ import { boolean, integerIn, text } from './config-values.ts';
 import { dnsConfigVariables } from './dns/config.ts';
 import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.ts';
 import { parseRateLimits, type TierLimits } from './limits/tiers.ts';
+import { scaleConfigVariables } from './scale/config.ts';
 
 export type { ConfigVariable };
 
@@ -75,6 +76,7 @@ export const configVariables = {
   ...coreVariables,
   ...dnsConfigVariables,
   ...blacklistConfigVariables,
+  ...scaleConfigVariables,
 } satisfies Record<string, ConfigVariable<unknown>>;
 
 type Variables = typeof configVariables;
@@ -94,6 +96,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     } catch (error) {
       problems.push(`${variable.name}: ${(error as Error).message}`);
     }
+  }
+  // Rules that tie variables together.
+  if (problems.length === 0 && (config.workers as number) > 1 && config.redisUrl === null) {
+    problems.push(
+      'WORKERS: more than one process needs REDIS_URL, or each would keep its own rate-limit counters (N times the limit)',
+    );
   }
   if (problems.length > 0) {
     throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);

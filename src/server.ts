@@ -1,12 +1,16 @@
+import cluster from 'node:cluster';
 import { mkdir } from 'node:fs/promises';
 import { buildApp } from './app.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { type Config, ConfigError, loadConfig } from './config.ts';
 
-/** Process entry: load config, build the app, listen, and close gracefully on SIGTERM/SIGINT. */
-async function main(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
+/**
+ * Process entry: load config, build the app, listen, and close gracefully on SIGTERM/SIGINT.
+ * With WORKERS > 1 this process becomes a supervisor that forks the workers (they share the port
+ * through node:cluster) and restarts any that dies.
+ */
+function readConfig(): Config {
   try {
-    config = loadConfig();
+    return loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message);
@@ -14,9 +18,16 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+}
+
+function displayUrl(config: Config, port: number): string {
+  const shown = config.host === '::' || config.host === '0.0.0.0' ? 'localhost' : config.host;
+  return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
+}
+
+async function serve(config: Config): Promise<void> {
   await mkdir(config.dataDir, { recursive: true });
   const app = await buildApp(config);
-
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
@@ -25,11 +36,11 @@ async function main(): Promise<void> {
     app.log.warn('IPv6 is unavailable on this machine; listening on 0.0.0.0 (IPv4 only)');
     await app.listen({ port: config.port, host: '0.0.0.0' });
   }
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  const shown = config.host === '::' || config.host === '0.0.0.0' ? 'localhost' : config.host;
-  const url = `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
-  console.log(`netinfo API v1 listening on ${url}/api/v1 (OpenAPI: ${url}/api/v1/openapi.json)`);
+  if (cluster.isPrimary) {
+    const address = app.server.address();
+    const url = displayUrl(config, typeof address === 'object' && address ? address.port : config.port);
+    console.log(`netinfo API v1 listening on ${url}/api/v1 (OpenAPI: ${url}/api/v1/openapi.json)`);
+  }
 
   let closing = false;
   const close = async (signal: string) => {
@@ -48,4 +59,38 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void close('SIGINT'));
 }
 
-await main();
+function supervise(config: Config): void {
+  let stopping = false;
+  let announced = false;
+  const fork = () => cluster.fork();
+  cluster.on('listening', (_worker, address) => {
+    if (announced) return;
+    announced = true;
+    const url = displayUrl(config, address.port);
+    console.log(
+      `netinfo API v1 listening on ${url}/api/v1 with ${config.workers} workers (OpenAPI: ${url}/api/v1/openapi.json)`,
+    );
+  });
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      return;
+    }
+    console.error(`worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
+    setTimeout(fork, 1000);
+  });
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    const workers = Object.values(cluster.workers ?? {});
+    if (workers.length === 0) process.exit(0);
+    for (const worker of workers) worker?.process.kill(signal);
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  for (let index = 0; index < config.workers; index++) fork();
+}
+
+const config = readConfig();
+if (cluster.isPrimary && config.workers > 1) supervise(config);
+else await serve(config);

@@ -1,3 +1,4 @@
+import type { TtlCache } from '../cache/ttl-cache.ts';
 import type { DnsRecord } from './records.ts';
 
 /** What the resolver caches for one question: everything but the transport it came over. */
@@ -98,3 +99,29 @@ export const noDnsCache: DnsCache = {
   get: async () => undefined,
   set: async () => {},
 };
+
+/** An answer as a shared store keeps it: with the time it was stored, so TTLs can be counted down. */
+export type StoredAnswer = { answer: CachedAnswer; storedAt: number };
+
+/**
+ * A DnsCache over any TtlCache (Redis, for several instances): entries live for the answer's
+ * lifetime and come back aged by the time they spent in the store.
+ */
+export function createDnsCacheOver(
+  store: TtlCache<StoredAnswer>,
+  options: { limits?: CacheLimits; now?: () => number } = {},
+): DnsCache {
+  const limits = options.limits ?? DEFAULT_CACHE_LIMITS;
+  const now = options.now ?? Date.now;
+  return {
+    async get(key) {
+      const stored = await store.get(key);
+      if (stored === undefined) return undefined;
+      return ageAnswer(stored.answer, Math.max(0, Math.floor((now() - stored.storedAt) / 1000)));
+    },
+    async set(key, answer) {
+      const lifetime = cacheLifetimeSeconds(answer, limits);
+      if (lifetime > 0) await store.set(key, { answer, storedAt: now() }, lifetime);
+    },
+  };
+}

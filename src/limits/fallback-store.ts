@@ -1,0 +1,51 @@
+import type { ConsumeResult, CounterRequest, RateLimitStore } from './store.ts';
+
+export interface FallbackState {
+  /** True while the primary store failed its last call. */
+  readonly degraded: boolean;
+}
+
+/**
+ * Keeps requests flowing when the shared store (Redis) fails: each call goes to the primary, and
+ * on error to an in-process store, so limits still hold per instance during an outage. The outage
+ * is reported through `onOutage` at most once per `reportEveryMs`; the primary is tried again on
+ * every call, so service returns to exact shared limits as soon as it is back.
+ */
+export function createFallbackRateLimitStore(options: {
+  primary: RateLimitStore;
+  fallback: RateLimitStore;
+  onOutage: (error: Error) => void;
+  onRecovery?: () => void;
+  now?: () => number;
+  reportEveryMs?: number;
+}): RateLimitStore & FallbackState {
+  const now = options.now ?? Date.now;
+  const reportEveryMs = options.reportEveryMs ?? 60_000;
+  let degraded = false;
+  let lastReport = Number.NEGATIVE_INFINITY;
+  return {
+    get degraded() {
+      return degraded;
+    },
+    async consume(counters: readonly CounterRequest[]): Promise<ConsumeResult> {
+      try {
+        const result = await options.primary.consume(counters);
+        if (degraded) {
+          degraded = false;
+          options.onRecovery?.();
+        }
+        return result;
+      } catch (error) {
+        degraded = true;
+        if (now() - lastReport >= reportEveryMs) {
+          lastReport = now();
+          options.onOutage(error as Error);
+        }
+        return options.fallback.consume(counters);
+      }
+    },
+    async close() {
+      await Promise.all([options.primary.close(), options.fallback.close()]);
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import { availableParallelism } from 'node:os';
+import { type ConfigVariable, text } from '../config-values.ts';
+
+export const scaleConfigVariables = {
+  redisUrl: {
+    name: 'REDIS_URL',
+    defaultText: 'empty',
+    description:
+      'Redis for rate-limit counters and the DNS, blacklist and reverse-DNS caches shared by every instance (`redis://[user:password@]host:port[/db]`). Empty: all in this process.',
+    parse: (raw: string | undefined): string | null => {
+      const value = text('')(raw);
+      if (value === '') return null;
+      let url: URL;
+      try {
+        url = new URL(value);
+      } catch {
+        throw new Error('must be a redis:// or rediss:// URL');
+      }
+      if (url.protocol !== 'redis:' && url.protocol !== 'rediss:')
+        throw new Error('must be a redis:// or rediss:// URL');
+      return value;
+    },
+  },
+  workers: {
+    name: 'WORKERS',
+    defaultText: '1',
+    description: 'Processes serving the port on this machine (`auto`: one per core). More than one requires REDIS_URL.',
+    parse: (raw: string | undefined): number => {
+      const value = text('1')(raw).toLowerCase();
+      if (value === 'auto') return availableParallelism();
+      const count = Number(value);
+      if (!Number.isInteger(count) || count < 1 || count > 256)
+        throw new Error(`must be auto or 1 to 256, got "${raw}"`);
+      return count;
+    },
+  },
+} satisfies Record<string, ConfigVariable<unknown>>;

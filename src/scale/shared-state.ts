@@ -1,0 +1,57 @@
+import type { FastifyInstance } from 'fastify';
+import { createRedisTtlCache } from '../cache/redis-ttl-cache.ts';
+import { createMemoryTtlCache, type TtlCache } from '../cache/ttl-cache.ts';
+import type { Config } from '../config.ts';
+import { createDnsCacheOver, createMemoryDnsCache, type DnsCache, type StoredAnswer } from '../dns/cache.ts';
+import { createFallbackRateLimitStore } from '../limits/fallback-store.ts';
+import { createMemoryRateLimitStore } from '../limits/memory-store.ts';
+import { createRedisRateLimitStore } from '../limits/redis-store.ts';
+import type { RateLimitStore } from '../limits/store.ts';
+import { createRedisClient, throttledReporter } from './redis.ts';
+
+/** The backends whose state several instances must share: chosen once, here, from REDIS_URL. */
+export interface SharedState {
+  readonly rateLimitStore: RateLimitStore;
+  dnsCache(maxEntries: number): DnsCache;
+  ttlCache<T>(namespace: string, maxEntries: number): TtlCache<T>;
+}
+
+export function createSharedState(config: Config, app: FastifyInstance, now: () => number): SharedState {
+  if (config.redisUrl === null) {
+    return {
+      rateLimitStore: createMemoryRateLimitStore(now),
+      dnsCache: (maxEntries) => createMemoryDnsCache({ maxEntries, now }),
+      ttlCache: (_namespace, maxEntries) => createMemoryTtlCache({ maxEntries, now }),
+    };
+  }
+
+  const redis = createRedisClient(config.redisUrl);
+  // ioredis reports every failed reconnect; one line a minute says enough (and never the URL,
+  // which may hold a password).
+  const reportOutage = throttledReporter((error) =>
+    app.log.error({ err: { message: error.message } }, 'Redis unavailable: limits per process, caches bypassed'),
+  );
+  redis.on('error', reportOutage);
+  redis.on('ready', () => app.log.info('Redis connected'));
+  app.addHook('onClose', async () => {
+    redis.disconnect();
+  });
+  app.readiness.add('redis', () =>
+    redis.status === 'ready'
+      ? { state: 'ready' }
+      : { state: 'degraded', detail: `Redis ${redis.status}: limits per process, caches bypassed` },
+  );
+
+  const rateLimitStore = createFallbackRateLimitStore({
+    primary: createRedisRateLimitStore(redis),
+    fallback: createMemoryRateLimitStore(now),
+    onOutage: reportOutage,
+    onRecovery: () => app.log.info('Redis back: rate limits shared again'),
+    now,
+  });
+  return {
+    rateLimitStore,
+    dnsCache: () => createDnsCacheOver(createRedisTtlCache<StoredAnswer>(redis, 'dns', reportOutage), { now }),
+    ttlCache: <T>(namespace: string) => createRedisTtlCache<T>(redis, namespace, reportOutage),
+  };
+}

@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { createRedisTtlCache } from '../../src/cache/redis-ttl-cache.ts';
+import { createDnsCacheOver, type StoredAnswer } from '../../src/dns/cache.ts';
+import { createRedisRateLimitStore } from '../../src/limits/redis-store.ts';
+import { buildTestApp, manualClock } from '../support/app.ts';
+import { redisSkipReason, startRedis, type TestRedis } from '../support/redis-server.ts';
+import { startServiceProcess } from '../support/service-process.ts';
+
+if (redisSkipReason) console.log(`# Redis tests skipped: ${redisSkipReason}`);
+
+describe('with Redis (REDIS_URL)', { skip: redisSkipReason }, () => {
+  let redis: TestRedis;
+  let client: Redis;
+  before(async () => {
+    redis = await startRedis();
+    client = new Redis(redis.url);
+    // The outage test stops the server under this client too; its reconnect errors are expected.
+    client.on('error', () => {});
+  });
+  after(async () => {
+    client?.disconnect();
+    await redis?.stop();
+  });
+
+  it('the store increments all counters or none, and sets each window to expire', async () => {
+    const store = createRedisRateLimitStore(client, 'unit:');
+    const expiresAt = Date.now() + 60_000;
+    const a = { key: 'a', limit: 1, expiresAt };
+    const b = { key: 'b', limit: 5, expiresAt };
+    assert.deepEqual(await store.consume([a, b]), { allowed: true, counts: [1, 1] });
+    assert.deepEqual(await store.consume([a, b]), { allowed: false, counts: [1, 1] });
+    const ttl = await client.pttl('unit:b');
+    assert.ok(ttl > 50_000 && ttl <= 60_000, `pttl ${ttl}`);
+  });
+
+  it('two service processes sharing one Redis give exactly 100 successes and 50 429s for one client', async () => {
+    await client.flushall();
+    const services = await Promise.all([1, 2].map(() => startServiceProcess({ REDIS_URL: redis.url })));
+    try {
+      const statuses: number[] = [];
+      const remaining: number[] = [];
+      for (let i = 0; i < 150; i++) {
+        const service = services[i % 2];
+        const response = await fetch(`${service?.url}/api/v1/ipv6`);
+        await response.arrayBuffer();
+        statuses.push(response.status);
+        remaining.push(Number(response.headers.get('x-ratelimit-remaining')));
+        assert.equal(response.headers.get('x-ratelimit-limit'), '100');
+      }
+      assert.equal(statuses.filter((status) => status === 200).length, 100);
+      assert.equal(statuses.filter((status) => status === 429).length, 50);
+      assert.deepEqual(statuses.slice(0, 100), Array(100).fill(200));
+      // One shared counter: Remaining falls 99, 98, ... 0 across both processes, then stays 0.
+      assert.deepEqual(
+        remaining,
+        Array.from({ length: 150 }, (_, i) => Math.max(0, 99 - i)),
+      );
+    } finally {
+      await Promise.all(services.map((service) => service.stop()));
+    }
+  });
+
+  it('WORKERS=2 shares the port and the limit', async () => {
+    await client.flushall();
+    const service = await startServiceProcess({ REDIS_URL: redis.url, WORKERS: '2', RATE_LIMITS: 'public=20/100' });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 30; i++) {
+        // A new connection each time, so the kernel spreads requests over both workers.
+        const response = await fetch(`${service.url}/api/v1/ipv6`, { headers: { connection: 'close' } });
+        await response.arrayBuffer();
+        statuses.push(response.status);
+      }
+      assert.equal(statuses.filter((status) => status === 200).length, 20);
+      assert.equal(statuses.filter((status) => status === 429).length, 10);
+    } finally {
+      assert.equal(await service.stop(), 0);
+    }
+  });
+
+  it('keeps serving through a Redis outage, reports degraded, and shares limits again once it is back', async () => {
+    await client.flushall();
+    const app = await buildTestApp({ REDIS_URL: redis.url, RATE_LIMITS: 'public=1000/10000' });
+    try {
+      await sleep(100);
+      assert.equal((await app.inject({ url: '/readyz' })).json().status, 'ready');
+      assert.equal((await app.inject({ url: '/api/v1/ipv6', remoteAddress: '192.0.2.7' })).statusCode, 200);
+
+      await redis.stop();
+      for (let i = 0; i < 20; i++) {
+        const response = await app.inject({ url: '/api/v1/ipv6', remoteAddress: '192.0.2.7' });
+        assert.equal(response.statusCode, 200, `request ${i} during the outage`);
+        assert.ok(response.headers['x-ratelimit-remaining']);
+      }
+      const degraded = (await app.inject({ url: '/readyz' })).json();
+      assert.equal(degraded.status, 'degraded');
+
+      await redis.start();
+      for (let i = 0; i < 50 && (await app.inject({ url: '/readyz' })).json().status !== 'ready'; i++) await sleep(100);
+      assert.equal((await app.inject({ url: '/readyz' })).json().status, 'ready');
+      const response = await app.inject({ url: '/api/v1/ipv6', remoteAddress: '192.0.2.7' });
+      assert.equal(response.statusCode, 200);
+      // Counting is in Redis again (the restarted server started empty: this is its first count).
+      const keys = await client.keys('netinfo:rl:public:hourly:*');
+      assert.equal(keys.length, 1);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('the shared DNS cache counts TTLs down across instances', async () => {
+    const clock = manualClock('2026-01-01T00:00:00Z');
+    const writer = createDnsCacheOver(createRedisTtlCache<StoredAnswer>(client, 'dns-test'), { now: clock.now });
+    const reader = createDnsCacheOver(createRedisTtlCache<StoredAnswer>(client, 'dns-test'), { now: clock.now });
+    const record = { name: 'example.test', type: 'A' as const, ttl: 300, class: 'IN', data: '192.0.2.1' };
+    await writer.set('example.test|A', { rcode: 'NOERROR', answers: [record], authority: [], server: 'x' });
+    clock.advance(42_000);
+    assert.equal((await reader.get('example.test|A'))?.answers[0]?.ttl, 258);
+    const pttl = await client.pttl('netinfo:cache:dns-test:example.test|A');
+    assert.ok(pttl > 290_000 && pttl <= 300_000);
+  });
+});

@@ -1,0 +1,67 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { findCommand } from '../../scripts/system-packages.ts';
+
+/**
+ * A real redis-server on 127.0.0.1 for the scale-out tests: started by the test itself (so a test
+ * can stop and restart it), no persistence. Tests skip, saying so, when the binary is absent.
+ */
+export function findRedisServer(): string | null {
+  return findCommand('redis-server');
+}
+
+export const redisSkipReason = findRedisServer() ? false : 'redis-server not installed (apt package redis-server)';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  server.close();
+  return port;
+}
+
+export interface TestRedis {
+  readonly url: string;
+  stop(): Promise<void>;
+  /** Starts it again on the same port (after stop). */
+  start(): Promise<void>;
+}
+
+export async function startRedis(): Promise<TestRedis> {
+  const binary = findRedisServer();
+  if (!binary) throw new Error('redis-server not installed');
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+
+  async function start(): Promise<void> {
+    const process = spawn(
+      binary as string,
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    child = process;
+    await new Promise<void>((resolve, reject) => {
+      let output = '';
+      process.stdout?.on('data', (chunk) => {
+        output += chunk;
+        if (output.includes('Ready to accept connections')) resolve();
+      });
+      process.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${output}`)));
+    });
+  }
+
+  async function stop(): Promise<void> {
+    if (!child || child.exitCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill('SIGKILL');
+    await exited;
+  }
+
+  await start();
+  return { url: `redis://127.0.0.1:${port}`, start, stop };
+}
