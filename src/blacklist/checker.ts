@@ -1,5 +1,5 @@
 import type { TtlCache } from '../cache/ttl-cache.ts';
-import { DnsError } from '../dns/errors.ts';
+import { DnsError, dnsFailureInWords } from '../dns/errors.ts';
 import type { Resolver } from '../dns/resolver.ts';
 import { type DnsblOutcome, type DnsblStatus, interpretDnsblOutcome } from './interpret.ts';
 import { type Dnsbl, dnsblQueryName } from './lists.ts';
@@ -90,14 +90,6 @@ export function createBlacklistChecker(options: {
 }
 
 function failureMessage(list: Dnsbl, error: unknown): string {
-  if (error instanceof DnsError) {
-    const what =
-      error.code === 'TIMEOUT'
-        ? 'no answer in time'
-        : error.code === 'UNREACHABLE'
-          ? 'the DNS servers could not be reached'
-          : `the DNS server answered ${error.code}`;
-    return `${list.zone}: ${what}`;
-  }
+  if (error instanceof DnsError) return `${list.zone}: ${dnsFailureInWords(error)}`;
   return `${list.zone}: ${(error as Error).message}`;
 }

@@ -23,3 +23,10 @@ export class DnsError extends Error {
     this.servers = [...new Set(attempts.map((attempt) => attempt.server))];
   }
 }
+
+/** What went wrong, in words for an API message: "no DNS server answered in time", … */
+export function dnsFailureInWords(error: DnsError): string {
+  if (error.code === 'TIMEOUT') return 'no DNS server answered in time';
+  if (error.code === 'UNREACHABLE') return 'the DNS servers could not be reached';
+  return `the DNS server answered ${error.code}`;
+}

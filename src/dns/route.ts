@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { apiErrors } from '../http/errors.ts';
 import { commonErrorResponses, okResponse, upstreamErrorResponse } from '../http/schemas.ts';
-import { DnsError } from './errors.ts';
+import { DnsError, dnsFailureInWords } from './errors.ts';
 import { formatRecordValue } from './format.ts';
 import { normaliseQueryName, toPtrName } from './names.ts';
 import type { QueryResult, Resolver } from './resolver.ts';
@@ -55,13 +55,7 @@ const DnsQuery = Type.Object({
 
 export function describeDnsFailure(host: string, type: string, error: DnsError): string {
   const tried = error.attempts.map((attempt) => `${attempt.server}/${attempt.transport} ${attempt.code}`).join(', ');
-  const what =
-    error.code === 'TIMEOUT'
-      ? 'no DNS server answered in time'
-      : error.code === 'UNREACHABLE'
-        ? 'the DNS servers could not be reached'
-        : `the DNS server answered ${error.code}`;
-  return `DNS lookup of ${host} ${type} failed: ${what}${tried ? ` (${tried})` : ''}.`;
+  return `DNS lookup of ${host} ${type} failed: ${dnsFailureInWords(error)}${tried ? ` (${tried})` : ''}.`;
 }
 
 /** Turns the user's host into the name to query, or explains in a 400 why it cannot be one. */

@@ -130,7 +130,7 @@ describe('GET /api/v1/blacklist', () => {
     assert.deepEqual(byName.multi.return_codes, ['127.0.0.4', '127.0.0.10']);
     assert.equal(byName.clean.reason, null);
     assert.match(byName.refusing.error, /public or open resolvers/);
-    assert.match(byName.slow.error, /slow\.test: no answer in time/);
+    assert.match(byName.slow.error, /slow\.test: no DNS server answered in time/);
     assert.match(byName.servfail.error, /SERVFAIL/);
     assert.match(byName.hijacked.error, /outside 127\.0\.0\.0\/8/);
     assert.equal(byName.listed.listed, true);
