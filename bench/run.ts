@@ -1,9 +1,11 @@
 // `npm run bench [-- scenario ...]`: drives netinfo and a bare node:http baseline with the same
 // load, in the same run, rounds interleaved so machine noise falls on both alike.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { jsonScenarioSetup } from './json-scenario.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -16,10 +18,28 @@ interface Scenario {
   /** The share of the baseline's req/s the issue targets. */
   target: number;
   env?: Record<string, string>;
+  /** Starts what the scenario needs (a DNS server, data) and says how to drive the service. */
+  setup?: () => Promise<ScenarioSetup>;
+  /** Further targets: p99 latency of netinfo, and its peak resident memory under load. */
+  p99UnderMs?: number;
+  rssUnderMb?: number;
+}
+
+export interface ScenarioSetup {
+  env: Record<string, string>;
+  /** Requests cycled through by every connection (both servers get the same ones). */
+  requests?: { method: 'GET'; path: string; headers: Record<string, string> }[];
+  describe: string;
+  /** A sanity check of one answer before the load starts. */
+  verify?(url: string): Promise<void>;
+  close(): Promise<void>;
 }
 
 const SCENARIOS: Record<string, Scenario> = {
   ipv6: { path: '/api/v1/ipv6', target: 0.7 },
+  // 1,000 distinct public IPv4 clients through X-Forwarded-For, PTR answered by a local DNS server,
+  // with all default data and the security feeds loaded.
+  json: { path: '/api/v1/json', target: 0.6, setup: jsonScenarioSetup, p99UnderMs: 5, rssUnderMb: 300 },
 };
 
 interface Started {
@@ -49,18 +69,51 @@ function start(script: string, env: Record<string, string>): Promise<Started> {
   });
 }
 
-async function load(url: string, seconds: number) {
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, pipelining: 1 });
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+function cpuSeconds(pid: number | undefined): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+}
+
+async function loadWith(url: string, seconds: number, requests?: ScenarioSetup['requests'], pid?: number) {
+  const cpuBefore = cpuSeconds(pid);
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    pipelining: 1,
+    ...(requests ? { requests } : {}),
+  });
   if (result.non2xx > 0 || result.errors > 0) {
     throw new Error(`${url}: ${result.non2xx} non-2xx responses and ${result.errors} errors`);
   }
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+  // Server CPU per request does not depend on what else the machine is doing, unlike req/s.
+  const cpuUs = ((cpuSeconds(pid) - cpuBefore) * 1e6) / result.requests.total;
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuUs };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
+/** Resident memory of a process (Linux), in MB. */
+function residentMb(pid: number | undefined): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : Number.NaN;
+}
+
+/** Waits for /readyz (data loaded); returns the milliseconds since `since`. */
+async function waitUntilReady(url: string, since: number): Promise<number> {
+  for (let i = 0; i < 600; i++) {
+    if ((await fetch(`${url}/readyz`).catch(() => null))?.status === 200) return performance.now() - since;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`${url} never became ready`);
+}
+
 async function runScenario(name: string, scenario: Scenario): Promise<boolean> {
+  const prepared = await scenario.setup?.();
+  if (prepared) console.log(`${name}: ${prepared.describe}`);
   const bare = await start('bench/bare-server.ts', {});
+  const spawnedAt = performance.now();
   const service = await start('src/server.ts', {
     PORT: '0',
     HOST: '127.0.0.1',
@@ -69,38 +122,81 @@ async function runScenario(name: string, scenario: Scenario): Promise<boolean> {
     // Limiting stays on (every request is counted) but never refuses during the run.
     RATE_LIMITS: 'public=1000000000/1000000000',
     ...scenario.env,
+    ...prepared?.env,
   });
+  let peakRss = 0;
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, residentMb(service.child.pid));
+  }, 250);
   try {
-    const targets = { baseline: `${bare.url}/`, netinfo: `${service.url}${scenario.path}` };
+    const readyMs = await waitUntilReady(service.url, spawnedAt);
+    console.log(
+      `  netinfo ready ${readyMs.toFixed(0)} ms after spawn, ${residentMb(service.child.pid).toFixed(0)} MB resident`,
+    );
+    await prepared?.verify?.(service.url);
+    const requests = prepared?.requests;
+    const targets = requests
+      ? { baseline: bare.url, netinfo: service.url }
+      : { baseline: `${bare.url}/`, netinfo: `${service.url}${scenario.path}` };
+    const pids: Record<string, number | undefined> = {
+      [targets.baseline]: bare.child.pid,
+      [targets.netinfo]: service.child.pid,
+    };
+    const load = (url: string, seconds: number) => loadWith(url, seconds, requests, pids[url]);
     for (const url of Object.values(targets)) await load(url, WARMUP_SECONDS);
-    const rounds: { baseline: Awaited<ReturnType<typeof load>>; netinfo: Awaited<ReturnType<typeof load>> }[] = [];
+    const rounds: { baseline: Awaited<ReturnType<typeof loadWith>>; netinfo: Awaited<ReturnType<typeof loadWith>> }[] =
+      [];
     for (let round = 1; round <= ROUNDS; round++) {
       const baseline = await load(targets.baseline, SECONDS);
       const netinfo = await load(targets.netinfo, SECONDS);
       rounds.push({ baseline, netinfo });
       console.log(
-        `  round ${round}: baseline ${baseline.rps.toFixed(0)} req/s, netinfo ${netinfo.rps.toFixed(0)} req/s (ratio ${(netinfo.rps / baseline.rps).toFixed(2)})`,
+        `  round ${round}: baseline ${baseline.rps.toFixed(0)} req/s, netinfo ${netinfo.rps.toFixed(0)} req/s (ratio ${(netinfo.rps / baseline.rps).toFixed(2)}); server CPU ${baseline.cpuUs.toFixed(1)} vs ${netinfo.cpuUs.toFixed(1)} µs/request`,
       );
     }
     const summary = (key: 'baseline' | 'netinfo') => ({
       rps: median(rounds.map((r) => r[key].rps)),
       p50: median(rounds.map((r) => r[key].p50)),
       p99: median(rounds.map((r) => r[key].p99)),
+      cpuUs: median(rounds.map((r) => r[key].cpuUs)),
     });
     const b = summary('baseline');
     const n = summary('netinfo');
     const ratio = n.rps / b.rps;
     console.log(`\n${name} (${scenario.path}), ${CONNECTIONS} connections, ${ROUNDS} x ${SECONDS} s, medians:`);
     console.table({
-      'bare node:http': { 'req/s': Math.round(b.rps), 'p50 ms': b.p50, 'p99 ms': b.p99 },
-      netinfo: { 'req/s': Math.round(n.rps), 'p50 ms': n.p50, 'p99 ms': n.p99 },
+      'bare node:http': {
+        'req/s': Math.round(b.rps),
+        'p50 ms': b.p50,
+        'p99 ms': b.p99,
+        'CPU µs/req': b.cpuUs.toFixed(1),
+      },
+      netinfo: { 'req/s': Math.round(n.rps), 'p50 ms': n.p50, 'p99 ms': n.p99, 'CPU µs/req': n.cpuUs.toFixed(1) },
     });
-    const met = ratio >= scenario.target;
-    console.log(`ratio ${ratio.toFixed(2)} (target >= ${scenario.target}): ${met ? 'met' : 'NOT met'}\n`);
+    let met = ratio >= scenario.target;
+    console.log(`ratio ${ratio.toFixed(2)} (target >= ${scenario.target}): ${met ? 'met' : 'NOT met'}`);
+    console.log(
+      `CPU-time ratio ${(b.cpuUs / n.cpuUs).toFixed(2)} (baseline µs per request / netinfo's: the req/s ratio of a quiet machine)`,
+    );
+    if (scenario.p99UnderMs !== undefined) {
+      const ok = n.p99 < scenario.p99UnderMs;
+      console.log(`netinfo p99 ${n.p99} ms (target < ${scenario.p99UnderMs}): ${ok ? 'met' : 'NOT met'}`);
+      met &&= ok;
+    }
+    if (scenario.rssUnderMb !== undefined) {
+      const ok = peakRss < scenario.rssUnderMb;
+      console.log(
+        `netinfo peak resident memory ${peakRss.toFixed(0)} MB (target < ${scenario.rssUnderMb}): ${ok ? 'met' : 'NOT met'}`,
+      );
+      met &&= ok;
+    }
+    console.log('');
     return met;
   } finally {
+    clearInterval(sampler);
     bare.child.kill('SIGTERM');
     service.child.kill('SIGTERM');
+    await prepared?.close();
   }
 }
 

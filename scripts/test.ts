@@ -9,7 +9,11 @@ ensureSystemPackages('test', 'real DNS server and dig for the DNS tests');
 const steps: [string, string[]][] = [
   ['tsc', ['--noEmit', '-p', '.']],
   ['biome', ['ci', '.']],
-  [process.execPath, ['--test', '--test-reporter=spec', ...process.argv.slice(2), 'test/**/*.test.ts']],
+  // No single test may hang the run: each gets at most two minutes.
+  [
+    process.execPath,
+    ['--test', '--test-reporter=spec', '--test-timeout=120000', ...process.argv.slice(2), 'test/**/*.test.ts'],
+  ],
 ];
 for (const [command, args] of steps) {
   const result = spawnSync(command, args, { stdio: 'inherit' });

@@ -12,12 +12,19 @@ import { registerHealthRoutes } from './health/routes.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
 import { registerOpenApi, registerOpenApiRoute } from './http/openapi.ts';
 import { registerRequestContext, requestIdFor } from './http/request-context.ts';
+import type { IpDataStore } from './ipinfo/ip-data-store.ts';
 import { registerIpFamilyRoute } from './ipinfo/ip-family-route.ts';
+import { registerIpInfo } from './ipinfo/ip-info.ts';
 import { type CallerResolver, createPublicOnlyCallerResolver } from './limits/caller.ts';
 import { createRateLimiter } from './limits/limiter.ts';
 import { registerRateLimiting } from './limits/rate-limit-hook.ts';
 import type { RateLimitStore } from './limits/store.ts';
 import { createSharedState } from './scale/shared-state.ts';
+import { createTlsChecker } from './tls/inspect.ts';
+import { registerSslRoute } from './tls/route.ts';
+import { buildWhoisService } from './whois/build.ts';
+import { registerWhoisRoute } from './whois/route.ts';
+import type { WhoisResult } from './whois/service.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -30,6 +37,12 @@ export interface AppDeps {
   logStream?: DestinationStream;
   /** The one DNS resolver every capability uses (default: DNS_SERVERS with an in-process cache). */
   resolver?: Resolver;
+  /** The IP data behind /api/v1/json (default: from config and DATA_DIR, following data:update). */
+  ipData?: IpDataStore;
+  /** PEM certificates that replace Node's bundled roots for /ssl and RDAP over HTTPS (tests trust their own CA). */
+  trustedCertificates?: readonly string[];
+  /** Port asked when a WHOIS referral names none (43); tests run their fake WHOIS servers on another. */
+  whoisReferralPort?: number;
 }
 
 declare module 'fastify' {
@@ -78,7 +91,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   });
 
   // Shared state: in this process, or in Redis for several instances (REDIS_URL).
-  const shared = createSharedState(config, app, now);
+  const shared = await createSharedState(config, app, now);
   const store = deps.rateLimitStore ?? shared.rateLimitStore;
   app.addHook('onClose', async () => store.close());
   registerRateLimiting(app, {
@@ -100,6 +113,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   // Capabilities: each registers its own routes.
   registerHealthRoutes(app, app.readiness);
   registerIpFamilyRoute(app, now);
+  registerIpInfo(app, config, { resolver, ...(deps.ipData ? { store: deps.ipData } : {}) });
   registerDnsRoute(app, resolver);
   registerBlacklistRoute(
     app,
@@ -109,6 +123,28 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       timeoutMs: config.dnsblTimeoutMs,
       cache: shared.ttlCache('dnsbl', 10_000),
       cacheSeconds: config.dnsblCacheSeconds,
+    }),
+  );
+  registerWhoisRoute(
+    app,
+    buildWhoisService(config, {
+      resolver,
+      now,
+      log: app.log,
+      cache: shared.ttlCache<WhoisResult>('whois', config.whoisCacheEntries),
+      referralPort: deps.whoisReferralPort,
+      trustedCertificates: deps.trustedCertificates,
+    }),
+  );
+  registerSslRoute(
+    app,
+    createTlsChecker({
+      resolver,
+      policy: { allowPrivate: config.allowPrivateTargets },
+      port: config.tlsCheckPort,
+      timeoutMs: config.tlsTimeoutMs,
+      now,
+      ...(deps.trustedCertificates ? { trustedCertificates: deps.trustedCertificates } : {}),
     }),
   );
   registerOpenApiRoute(app);

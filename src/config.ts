@@ -4,8 +4,11 @@ import type { ConfigVariable } from './config-values.ts';
 import { boolean, integerIn, text } from './config-values.ts';
 import { dnsConfigVariables } from './dns/config.ts';
 import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.ts';
+import { ipInfoConfigVariables } from './ipinfo/config.ts';
 import { parseRateLimits, type TierLimits } from './limits/tiers.ts';
 import { scaleConfigVariables } from './scale/config.ts';
+import { tlsConfigVariables } from './tls/config.ts';
+import { whoisConfigVariables } from './whois/config.ts';
 
 export type { ConfigVariable };
 
@@ -77,6 +80,9 @@ export const configVariables = {
   ...dnsConfigVariables,
   ...blacklistConfigVariables,
   ...scaleConfigVariables,
+  ...ipInfoConfigVariables,
+  ...whoisConfigVariables,
+  ...tlsConfigVariables,
 } satisfies Record<string, ConfigVariable<unknown>>;
 
 type Variables = typeof configVariables;

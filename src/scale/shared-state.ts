@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { createRedisTtlCache } from '../cache/redis-ttl-cache.ts';
 import { createMemoryTtlCache, type TtlCache } from '../cache/ttl-cache.ts';
@@ -16,7 +17,10 @@ export interface SharedState {
   ttlCache<T>(namespace: string, maxEntries: number): TtlCache<T>;
 }
 
-export function createSharedState(config: Config, app: FastifyInstance, now: () => number): SharedState {
+/** How long startup waits for Redis before serving degraded (per-process limits) instead. */
+const REDIS_STARTUP_WAIT_MS = 3000;
+
+export async function createSharedState(config: Config, app: FastifyInstance, now: () => number): Promise<SharedState> {
   if (config.redisUrl === null) {
     return {
       rateLimitStore: createMemoryRateLimitStore(now),
@@ -41,6 +45,12 @@ export function createSharedState(config: Config, app: FastifyInstance, now: () 
       ? { state: 'ready' }
       : { state: 'degraded', detail: `Redis ${redis.status}: limits per process, caches bypassed` },
   );
+
+  // Serve only once connected (or after a bounded wait), so a fresh instance does not count its
+  // first requests in its own memory while the connection is still being made.
+  // (Connection errors meanwhile are expected: ioredis keeps retrying, and 'error' is logged above.)
+  const connected = new Promise<void>((resolve) => redis.once('ready', () => resolve()));
+  await Promise.race([connected, sleep(REDIS_STARTUP_WAIT_MS, undefined, { ref: false })]);
 
   const rateLimitStore = createFallbackRateLimitStore({
     primary: createRedisRateLimitStore(redis),

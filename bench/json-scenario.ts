@@ -1,0 +1,100 @@
+// The /api/v1/json benchmark scenario: 1,000 distinct public IPv4 clients sent through
+// X-Forwarded-For (TRUST_PROXY=loopback), their PTR records answered by a DNS server on loopback,
+// with the embedded City and ASN data and (when the shared snapshots are there) every security
+// feed installed through the updater from a loopback HTTP server.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Answer } from 'dns-packet';
+import { formatServer } from '../src/dns/servers.ts';
+import { ipDataPaths } from '../src/ipinfo/data-files.ts';
+import { embeddedAsnRanges, embeddedCityDatabase } from '../src/ipinfo/embedded-data.ts';
+import { runDataUpdate } from '../src/ipinfo/updater/run-update.ts';
+import { classifySpecialAddress } from '../src/net/special-addresses.ts';
+import { startFakeDnsServer } from '../test/support/fake-dns-server.ts';
+import { startLocalHttpServer } from '../test/support/local-http-server.ts';
+import type { ScenarioSetup } from './run.ts';
+
+const CLIENTS = 1000;
+const DATA_DIR = '.tmp/bench-data';
+const feedDir = path.resolve(import.meta.dirname, '..', '..', 'shared', 'fixtures', 'feeds');
+const FEEDS = {
+  tor: 'tor-exit-nodes.lst',
+  'vpn-ipv4': 'x4bnet-vpn-ipv4.txt',
+  'vpn-ipv6': 'x4bnet-vpn-ipv6.txt',
+  'vpn-asn': 'x4bnet-vpn-ASN.txt',
+  'datacenter-ipv4': 'x4bnet-datacenter-ipv4.txt',
+  'datacenter-ipv6': 'x4bnet-datacenter-ipv6.txt',
+  'datacenter-asn': 'x4bnet-datacenter-ASN.txt',
+};
+
+/** Distinct public IPv4 addresses spread over the whole space (a fixed seed: the same every run). */
+function publicAddresses(count: number): string[] {
+  let state = 0x9e3779b9;
+  const next = () => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return state >>> 0;
+  };
+  const found = new Set<string>();
+  while (found.size < count) {
+    const value = next();
+    const ip = `${value >>> 24}.${(value >>> 16) & 255}.${(value >>> 8) & 255}.${value & 255}`;
+    if (classifySpecialAddress(ip) === null) found.add(ip);
+  }
+  return [...found];
+}
+
+async function installFeeds(): Promise<string> {
+  if (!existsSync(feedDir)) return 'no feed snapshots (../shared/fixtures/feeds absent): City and ASN data only';
+  const http = await startLocalHttpServer();
+  try {
+    for (const [id, file] of Object.entries(FEEDS))
+      http.set(`/${id}`, { body: readFileSync(path.join(feedDir, file)) });
+    const urls = Object.fromEntries(Object.keys(FEEDS).map((id) => [id, `${http.origin}/${id}`]));
+    const reports = await runDataUpdate({
+      dataDir: path.resolve(DATA_DIR),
+      urls: { city: null, asn: null, ...urls } as Parameters<typeof runDataUpdate>[0]['urls'],
+      skip: {},
+      licenseKey: null,
+    });
+    const failed = reports.filter((report) => report.outcome === 'failed');
+    if (failed.length > 0) throw new Error(`feed install failed: ${JSON.stringify(failed)}`);
+    return 'embedded City + ASN data and all 7 security feeds loaded';
+  } finally {
+    await http.close();
+  }
+}
+
+export async function jsonScenarioSetup(): Promise<ScenarioSetup> {
+  // What `npm install` does for ./data: the service then starts as it does every later time.
+  const embedded = ipDataPaths(path.resolve(DATA_DIR)).embedded;
+  await Promise.all([embeddedCityDatabase(embedded), embeddedAsnRanges(embedded)]);
+  const data = await installFeeds();
+  const ips = publicAddresses(CLIENTS);
+  const dns = await startFakeDnsServer((question) => {
+    if (question.type !== 'PTR' || !question.name.endsWith('.in-addr.arpa')) return { rcode: 'NXDOMAIN' };
+    const octets = question.name.split('.').slice(0, 4).reverse();
+    const answer: Answer = {
+      type: 'PTR',
+      name: question.name,
+      ttl: 3600,
+      class: 'IN',
+      data: `host-${octets.join('-')}.bench.test`,
+    };
+    return { answers: [answer] };
+  });
+  return {
+    env: { TRUST_PROXY: 'loopback', DNS_SERVERS: formatServer(dns.server), DATA_DIR },
+    requests: ips.map((ip) => ({ method: 'GET', path: '/api/v1/json', headers: { 'x-forwarded-for': ip } })),
+    describe: `${CLIENTS} distinct public IPv4 clients via X-Forwarded-For, PTR from a loopback DNS server; ${data}`,
+    async verify(url) {
+      const response = await fetch(`${url}/api/v1/json`, { headers: { 'x-forwarded-for': ips[0] as string } });
+      const body = (await response.json()) as { hostname?: string; ip?: string };
+      if (response.status !== 200 || body.ip !== ips[0] || !body.hostname?.endsWith('.bench.test')) {
+        throw new Error(`unexpected answer: ${response.status} ${JSON.stringify(body)}`);
+      }
+    },
+    close: () => dns.close(),
+  };
+}

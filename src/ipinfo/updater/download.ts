@@ -1,0 +1,105 @@
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+
+export class UpdateError extends Error {
+  override name = 'UpdateError';
+}
+
+export type Fetch = typeof fetch;
+
+export interface DownloadOptions {
+  fetch?: Fetch;
+  timeoutMs: number;
+  /** Bytes; a larger body is refused (a wrong URL serving something huge, or no end in sight). */
+  maxBytes: number;
+  /** Validators of the copy already installed, for a conditional request. */
+  etag?: string;
+  lastModified?: string;
+}
+
+export type DownloadResult =
+  | { status: 'not-modified' }
+  | { status: 'not-found' }
+  | { status: 'downloaded'; bytes: number; etag?: string; lastModified?: string };
+
+/**
+ * GETs `url` into `destination` (streamed, never held in memory whole). 404 and 304 are answers;
+ * any other non-2xx status, a timeout, a body over the limit or a broken connection throws an
+ * UpdateError that says which, with the URL shown without its licence key. A partial file is
+ * removed.
+ */
+export async function downloadToFile(
+  url: string,
+  destination: string,
+  options: DownloadOptions,
+): Promise<DownloadResult> {
+  const headers: Record<string, string> = { 'user-agent': 'netinfo-data-update' };
+  if (options.etag) headers['if-none-match'] = options.etag;
+  if (options.lastModified) headers['if-modified-since'] = options.lastModified;
+  const signal = AbortSignal.timeout(options.timeoutMs);
+  const shown = redactUrl(url);
+  let response: Response;
+  try {
+    response = await (options.fetch ?? fetch)(url, { headers, signal, redirect: 'follow' });
+  } catch (error) {
+    throw new UpdateError(`${shown}: ${describeFetchError(error, options.timeoutMs)}`);
+  }
+  if (response.status === 304) return { status: 'not-modified' };
+  if (response.status === 404) {
+    await response.body?.cancel();
+    return { status: 'not-found' };
+  }
+  if (!response.ok || response.body === null) {
+    await response.body?.cancel();
+    throw new UpdateError(`${shown}: HTTP ${response.status} ${response.statusText}`.trim());
+  }
+  // With a Content-Encoding, fetch decodes the body and Content-Length counts the encoded bytes.
+  const encoding = response.headers.get('content-encoding');
+  const declared =
+    encoding && encoding !== 'identity' ? Number.NaN : Number(response.headers.get('content-length') ?? Number.NaN);
+  if (declared > options.maxBytes) {
+    await response.body.cancel();
+    throw new UpdateError(`${shown}: ${declared} bytes is over the ${options.maxBytes}-byte limit`);
+  }
+  let bytes = 0;
+  const limit = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      bytes += chunk.length;
+      if (bytes > options.maxBytes) callback(new UpdateError(`${shown}: body over the ${options.maxBytes}-byte limit`));
+      else callback(null, chunk);
+    },
+  });
+  try {
+    await pipeline(
+      Readable.fromWeb(response.body as import('node:stream/web').ReadableStream),
+      limit,
+      createWriteStream(destination),
+    );
+  } catch (error) {
+    await rm(destination, { force: true });
+    if (error instanceof UpdateError) throw error;
+    throw new UpdateError(`${shown}: ${describeFetchError(error, options.timeoutMs)} after ${bytes} bytes`);
+  }
+  if (Number.isFinite(declared) && bytes !== declared) {
+    await rm(destination, { force: true });
+    throw new UpdateError(`${shown}: got ${bytes} of ${declared} bytes`);
+  }
+  const etag = response.headers.get('etag') ?? undefined;
+  const lastModified = response.headers.get('last-modified') ?? undefined;
+  return { status: 'downloaded', bytes, ...(etag ? { etag } : {}), ...(lastModified ? { lastModified } : {}) };
+}
+
+/** The URL as it may be logged and stored: a MaxMind licence key is replaced by `***`. */
+export function redactUrl(url: string): string {
+  return url.replace(/(license_key=)[^&]*/gi, '$1***');
+}
+
+function describeFetchError(error: unknown, timeoutMs: number): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  if ((error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError') {
+    return `no complete answer within ${timeoutMs} ms`;
+  }
+  return cause?.code ?? cause?.message ?? (error as Error).message;
+}

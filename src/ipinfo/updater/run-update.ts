@@ -1,0 +1,224 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readdir, readFile, rm, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { installFile, writeFileAtomically } from '../atomic-file.ts';
+import {
+  type InstalledSource,
+  ipDataPaths,
+  type Manifest,
+  readManifest,
+  SOURCES,
+  type SourceId,
+  type SourceSpec,
+} from '../data-files.ts';
+import { downloadToFile, type Fetch, redactUrl, UpdateError } from './download.ts';
+import { candidateUrls, checksumUrlFor } from './source-urls.ts';
+import { unpackDownload } from './unpack.ts';
+import { type Verified, verifyDatabase, verifyFeed } from './verify.ts';
+
+export interface UpdatePlan {
+  dataDir: string;
+  /** The URL template of each source; null leaves it out (a disabled feed). */
+  urls: Record<SourceId, string | null>;
+  /** Why a source is not downloaded at all (an operator-supplied database is configured). */
+  skip: Partial<Record<SourceId, string>>;
+  licenseKey: string | null;
+}
+
+export interface UpdateDeps {
+  fetch?: Fetch;
+  now?: () => Date;
+  log?: (line: string) => void;
+}
+
+export type SourceOutcome = 'updated' | 'unchanged' | 'failed' | 'skipped';
+
+export interface SourceReport {
+  id: SourceId;
+  outcome: SourceOutcome;
+  detail: string;
+}
+
+const LIMITS = {
+  database: { timeoutMs: 10 * 60_000, maxBytes: 1024 ** 3 },
+  feed: { timeoutMs: 60_000, maxBytes: 64 * 1024 ** 2 },
+};
+
+/**
+ * Downloads every source, verifies each, and installs those that pass by renaming them over the
+ * old file; then writes the manifest, which is what the running service watches. A source that
+ * fails keeps its installed copy, and the manifest records why. Only one update runs at a time
+ * per DATA_DIR (a lock file).
+ */
+export async function runDataUpdate(plan: UpdatePlan, deps: UpdateDeps = {}): Promise<SourceReport[]> {
+  const now = deps.now ?? (() => new Date());
+  const log = deps.log ?? (() => {});
+  const paths = ipDataPaths(plan.dataDir);
+  await mkdir(paths.downloads, { recursive: true });
+  const release = await takeLock(paths.lock, now());
+  const reports: SourceReport[] = [];
+  try {
+    const manifest = await readManifest(paths.manifest);
+    for (const source of SOURCES) {
+      const report = await updateSource(source, plan, manifest, { ...deps, now, log });
+      reports.push(report);
+      log(`${source.id.padEnd(16)} ${report.outcome.padEnd(9)} ${report.detail}`);
+    }
+    manifest.updatedAt = now().toISOString();
+    if (reports.some((report) => report.outcome === 'updated') || manifest.generation === '') {
+      manifest.generation = `${manifest.updatedAt}-${randomBytes(3).toString('hex')}`;
+    }
+    await writeFileAtomically(paths.manifest, `${JSON.stringify(manifest, null, 2)}\n`);
+  } finally {
+    await removeLeftovers(paths.downloads);
+    await release();
+  }
+  return reports;
+}
+
+async function updateSource(
+  source: SourceSpec,
+  plan: UpdatePlan,
+  manifest: Manifest,
+  deps: UpdateDeps & { now: () => Date; log: (line: string) => void },
+): Promise<SourceReport> {
+  const { id } = source;
+  const skip = plan.skip[id];
+  if (skip !== undefined) return { id, outcome: 'skipped', detail: skip };
+  const template = plan.urls[id];
+  if (template === null) return { id, outcome: 'skipped', detail: 'turned off' };
+  const installed = manifest.sources[id];
+  const work = path.join(
+    path.dirname(ipDataPaths(plan.dataDir).manifest),
+    `.incoming-${id}-${randomBytes(4).toString('hex')}`,
+  );
+  try {
+    const outcome = await fetchVerifyInstall(source, template, plan, installed, work, deps);
+    if (outcome.outcome !== 'failed') delete manifest.failures[id];
+    if (outcome.installed) manifest.sources[id] = outcome.installed;
+    return { id, outcome: outcome.outcome, detail: outcome.detail };
+  } catch (error) {
+    const reason = error instanceof UpdateError ? error.message : `unexpected error: ${(error as Error).message}`;
+    manifest.failures[id] = { at: deps.now().toISOString(), reason };
+    const kept = installed ? `kept the copy installed ${installed.installedAt}` : 'nothing installed';
+    return { id, outcome: 'failed', detail: `${reason}; ${kept}` };
+  }
+}
+
+async function fetchVerifyInstall(
+  source: SourceSpec,
+  template: string,
+  plan: UpdatePlan,
+  installed: InstalledSource | undefined,
+  work: string,
+  deps: UpdateDeps & { now: () => Date },
+): Promise<{ outcome: SourceOutcome; detail: string; installed?: InstalledSource }> {
+  const database = source.kind === 'city-mmdb' || source.kind === 'asn-mmdb';
+  const limits = database ? LIMITS.database : LIMITS.feed;
+  const tried: string[] = [];
+  for (const url of candidateUrls(template, deps.now(), plan.licenseKey)) {
+    const shown = redactUrl(url);
+    const sameUrl = installed?.url === shown;
+    const result = await downloadToFile(url, work, {
+      ...limits,
+      ...(deps.fetch ? { fetch: deps.fetch } : {}),
+      ...(sameUrl && installed?.etag ? { etag: installed.etag } : {}),
+      ...(sameUrl && installed?.lastModified ? { lastModified: installed.lastModified } : {}),
+    });
+    if (result.status === 'not-found') {
+      tried.push(shown);
+      continue;
+    }
+    if (result.status === 'not-modified')
+      return { outcome: 'unchanged', detail: `not modified since ${installed?.installedAt}` };
+    const checksumUrl = checksumUrlFor(url);
+    if (checksumUrl !== null) await verifyChecksum(work, checksumUrl, deps.fetch);
+    const bare = await unpackDownload(work, work, '.mmdb', limits.maxBytes);
+    const content = await readFile(bare);
+    const verified: Verified = database
+      ? verifyDatabase(source.kind as 'city-mmdb' | 'asn-mmdb', content, deps.now(), installed)
+      : verifyFeed(source.kind as 'tor-list' | 'cidr-list' | 'asn-list', content.toString('utf8'), installed);
+    const sha256 = createHash('sha256').update(content).digest('hex');
+    const record: InstalledSource = {
+      file: source.file,
+      sha256,
+      bytes: content.length,
+      url: shown,
+      installedAt: deps.now().toISOString(),
+      size: verified.size,
+      ...(verified.builtAt ? { builtAt: verified.builtAt } : {}),
+      ...(result.etag ? { etag: result.etag } : {}),
+      ...(result.lastModified ? { lastModified: result.lastModified } : {}),
+    };
+    if (installed?.sha256 === sha256) {
+      return {
+        outcome: 'unchanged',
+        detail: `same content as installed ${installed.installedAt}`,
+        installed: { ...record, installedAt: installed.installedAt },
+      };
+    }
+    await installFile(bare, path.join(path.dirname(work), source.file));
+    const what = database ? `${verified.size} nodes, built ${verified.builtAt}` : `${verified.size} entries`;
+    return { outcome: 'updated', detail: `${shown}: ${what}`, installed: record };
+  }
+  throw new UpdateError(`not published: HTTP 404 at ${tried.join(' and ')}`);
+}
+
+/** MaxMind publishes `<sha256>  <file name>` beside each archive. */
+async function verifyChecksum(file: string, checksumUrl: string, fetchImpl?: Fetch): Promise<void> {
+  const shown = redactUrl(checksumUrl);
+  let expected: string | undefined;
+  try {
+    const response = await (fetchImpl ?? fetch)(checksumUrl, { signal: AbortSignal.timeout(60_000) });
+    if (!response.ok) throw new UpdateError(`${shown}: HTTP ${response.status}`);
+    expected = /^[0-9a-f]{64}\b/i.exec((await response.text()).trim())?.[0]?.toLowerCase();
+  } catch (error) {
+    if (error instanceof UpdateError) throw error;
+    throw new UpdateError(`${shown}: ${(error as Error).message}`);
+  }
+  if (expected === undefined) throw new UpdateError(`${shown}: no SHA-256 in the checksum file`);
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  const actual = hash.digest('hex');
+  if (actual !== expected)
+    throw new UpdateError(`checksum mismatch: the download hashes to ${actual}, ${shown} says ${expected}`);
+}
+
+/** An exclusive lock file holding the owner's pid; a lock whose owner is gone is taken over. */
+async function takeLock(lockPath: string, now: Date): Promise<() => Promise<void>> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const handle = await open(lockPath, 'wx');
+      await handle.writeFile(JSON.stringify({ pid: process.pid, startedAt: now.toISOString() }));
+      await handle.close();
+      return () => unlink(lockPath).catch(() => {});
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const owner = await readFile(lockPath, 'utf8').then(
+        (text) => JSON.parse(text) as { pid: number; startedAt: string },
+        () => null,
+      );
+      if (owner !== null && isAlive(owner.pid)) {
+        throw new UpdateError(`another update is running (pid ${owner.pid}, since ${owner.startedAt})`);
+      }
+      await rm(lockPath, { force: true });
+    }
+  }
+  throw new UpdateError(`cannot take the lock ${lockPath}`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function removeLeftovers(directory: string): Promise<void> {
+  for (const name of await readdir(directory).catch(() => [] as string[])) {
+    if (name.startsWith('.incoming-')) await rm(path.join(directory, name), { force: true });
+  }
+}

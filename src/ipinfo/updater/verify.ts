@@ -1,0 +1,91 @@
+import { Reader } from 'maxmind';
+import type { InstalledSource } from '../data-files.ts';
+import { type FeedParse, parseAsnList, parseCidrList, parseTorExitList } from '../feeds.ts';
+import { createLocationReader, createNetworkReader } from '../geo.ts';
+import { UpdateError } from './download.ts';
+
+/** What verification learnt, for the manifest. */
+export interface Verified {
+  /** Search-tree nodes (databases) or entries (feeds): compared with the next download's. */
+  size: number;
+  builtAt?: string;
+}
+
+/**
+ * A new copy may not be less than this share of the installed one. Publishers' lists and
+ * databases grow and shrink by a few percent between releases; losing half of one is a broken
+ * build or a truncated download that happened to end on a line boundary.
+ */
+const MIN_SHARE_OF_PREVIOUS = 0.5;
+
+/**
+ * A downloaded MaxMind-format database is installed only if it opens as the kind expected (its
+ * metadata names a City/Country or ASN/ISP database), survives lookups spread over the whole
+ * address space (a damaged search tree or data section throws), was not built in the future,
+ * and is not much smaller than the copy it replaces.
+ */
+export function verifyDatabase(
+  kind: 'city-mmdb' | 'asn-mmdb',
+  db: Buffer,
+  now: Date,
+  previous?: InstalledSource,
+): Verified {
+  let reader: Reader<Record<string, unknown>>;
+  try {
+    if (kind === 'city-mmdb') createLocationReader(db);
+    else createNetworkReader(db);
+    reader = new Reader(db);
+  } catch (error) {
+    throw new UpdateError(
+      `not a usable ${kind === 'city-mmdb' ? 'City' : 'ASN'} database: ${(error as Error).message}`,
+    );
+  }
+  const { nodeCount, buildEpoch, ipVersion } = reader.metadata;
+  try {
+    for (let i = 0; i < 1024; i++) {
+      const v4 = Math.floor((i / 1024) * 2 ** 32) + 0x5a5a5;
+      reader.get(`${v4 >>> 24}.${(v4 >>> 16) & 255}.${(v4 >>> 8) & 255}.${v4 & 255}`);
+      if (ipVersion === 6) reader.get(`${(0x2000 + i * 8).toString(16)}:${((i * 2654435761) >>> 16).toString(16)}::1`);
+    }
+  } catch (error) {
+    throw new UpdateError(`the database is damaged: a lookup failed (${(error as Error).message})`);
+  }
+  if (buildEpoch.getTime() > now.getTime() + 86_400_000) {
+    throw new UpdateError(`the database claims to be built in the future (${buildEpoch.toISOString()})`);
+  }
+  refuseShrinking(nodeCount, previous, 'search-tree nodes');
+  return { size: nodeCount, builtAt: buildEpoch.toISOString() };
+}
+
+/**
+ * A feed is installed only if it is text in the expected format (an HTML error page or a binary
+ * is refused), has at least one entry, has at most 1% malformed lines, and is not much smaller
+ * than the copy it replaces.
+ */
+export function verifyFeed(
+  kind: 'tor-list' | 'cidr-list' | 'asn-list',
+  text: string,
+  previous?: InstalledSource,
+): Verified {
+  if (text.includes('\0')) throw new UpdateError('binary data, not a text list');
+  if (/^\s*</.test(text)) throw new UpdateError('an HTML or XML page, not a list');
+  const parse: FeedParse<unknown> =
+    kind === 'tor-list' ? parseTorExitList(text) : kind === 'cidr-list' ? parseCidrList(text) : parseAsnList(text);
+  const { entries, malformed } = parse;
+  if (entries.length === 0)
+    throw new UpdateError(`no entries${malformed.length ? ` (${malformed.length} malformed lines)` : ''}`);
+  if (malformed.length > Math.max(1, entries.length / 100)) {
+    const first = malformed[0];
+    throw new UpdateError(
+      `${malformed.length} malformed lines of ${entries.length + malformed.length}, e.g. line ${first?.line} "${first?.text.slice(0, 60)}": ${first?.reason}`,
+    );
+  }
+  refuseShrinking(entries.length, previous, 'entries');
+  return { size: entries.length };
+}
+
+function refuseShrinking(size: number, previous: InstalledSource | undefined, unit: string): void {
+  if (previous !== undefined && size < previous.size * MIN_SHARE_OF_PREVIOUS) {
+    throw new UpdateError(`${size} ${unit}, less than half of the installed copy's ${previous.size}`);
+  }
+}

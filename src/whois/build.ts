@@ -1,0 +1,79 @@
+import type { TtlCache } from '../cache/ttl-cache.ts';
+import type { Resolver } from '../dns/resolver.ts';
+import type { WhoisSettings } from './config.ts';
+import type { BootstrapSnapshot } from './rdap/bootstrap.ts';
+import { createRdapBootstrapStore, loadBootstrapSnapshot } from './rdap/bootstrap-store.ts';
+import { httpGet } from './rdap/http-get.ts';
+import { createWhoisService, type WhoisResult, type WhoisService } from './service.ts';
+
+/** RDAP documents are larger than WHOIS text (entities, links, notices), rarely above 100 KiB. */
+export const MAX_RDAP_ANSWER_BYTES = 1024 * 1024;
+/** IANA's three bootstrap files together are under 200 KiB. */
+const MAX_BOOTSTRAP_FILE_BYTES = 4 * 1024 * 1024;
+const BOOTSTRAP_TIMEOUT_MS = 30_000;
+
+export interface WhoisBuildConfig extends WhoisSettings {
+  readonly allowPrivateTargets: boolean;
+  readonly rdapBootstrapUrl: string;
+  readonly rdapBootstrapRefreshHours: number;
+}
+
+export interface WhoisBuildDeps {
+  resolver: Resolver;
+  cache: TtlCache<WhoisResult>;
+  now?: () => number;
+  log?: { info(object: object, message: string): void; warn(object: object, message: string): void };
+  referralPort?: number | undefined;
+  /** PEM certificates that replace Node's bundled roots for RDAP over HTTPS. */
+  trustedCertificates?: readonly string[] | undefined;
+  /** Default: the snapshot shipped in src/whois/rdap/iana-bootstrap.json. */
+  bootstrapSnapshot?: BootstrapSnapshot;
+}
+
+/** Assembles the WHOIS service: the referral client, the RDAP fallback with its bootstrap data, the cache. */
+export function buildWhoisService(config: WhoisBuildConfig, deps: WhoisBuildDeps): WhoisService {
+  const policy = { allowPrivate: config.allowPrivateTargets };
+  const ca = deps.trustedCertificates ? { ca: deps.trustedCertificates } : {};
+  const bootstrap = createRdapBootstrapStore({
+    snapshot: deps.bootstrapSnapshot ?? loadBootstrapSnapshot(),
+    refreshUrl: config.rdapBootstrapUrl,
+    refreshIntervalMs: config.rdapBootstrapRefreshHours * 3_600_000,
+    ...(deps.now ? { now: deps.now } : {}),
+    // The bootstrap URL is the operator's setting, like WHOIS_SERVER: not subject to the target policy.
+    fetchText: async (url) => {
+      const answer = await httpGet(url, {
+        resolver: deps.resolver,
+        policy: null,
+        timeoutMs: BOOTSTRAP_TIMEOUT_MS,
+        maxBytes: MAX_BOOTSTRAP_FILE_BYTES,
+        headers: { accept: 'application/json' },
+        ...ca,
+      });
+      if (answer.status !== 200) throw new Error(`${url} answered HTTP ${answer.status}`);
+      return answer.body;
+    },
+    onRefresh: (outcome) => {
+      if (outcome.ok) deps.log?.info({ rdapBootstrap: outcome }, 'RDAP bootstrap registries refreshed');
+      else deps.log?.warn({ rdapBootstrap: outcome }, 'RDAP bootstrap refresh failed; keeping the data in use');
+    },
+  });
+  return createWhoisService({
+    resolver: deps.resolver,
+    policy,
+    settings: config,
+    cache: deps.cache,
+    bootstrap,
+    // RDAP servers come from downloaded data and redirect elsewhere: every host is checked.
+    rdapGet: (url) =>
+      httpGet(url, {
+        resolver: deps.resolver,
+        policy,
+        timeoutMs: config.whoisTimeoutMs,
+        maxBytes: MAX_RDAP_ANSWER_BYTES,
+        headers: { accept: 'application/rdap+json, application/json;q=0.9' },
+        ...ca,
+      }),
+    ...(deps.now ? { now: deps.now } : {}),
+    ...(deps.referralPort === undefined ? {} : { referralPort: deps.referralPort }),
+  });
+}

@@ -1,0 +1,170 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { apiErrors } from '../http/errors.ts';
+import { commonErrorResponses, okResponse, upstreamErrorResponse } from '../http/schemas.ts';
+import { MAX_REFERRALS } from './chain.ts';
+import { WhoisLookupError, type WhoisService } from './service.ts';
+import { parseWhoisTarget } from './target.ts';
+
+const nullableString = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
+const date = (description: string) =>
+  Type.Union([Type.String(), Type.Null()], {
+    description: `${description} \`YYYY-MM-DD\`, the calendar date as the registry wrote it (no time-zone shift); null when the answer gives none.`,
+  });
+
+const WhoisParsed = Type.Object(
+  {
+    domain_name: nullableString('The domain as the answer names it, lower case (punycode stays punycode).'),
+    registrar: nullableString("The sponsoring registrar's name, without the handles and URLs some registries append."),
+    creation_date: date('Registration date:'),
+    expiration_date: date('Expiry date:'),
+    updated_date: date('Last change:'),
+    name_servers: Type.Array(Type.String(), {
+      description: 'Lower case, no trailing dot, each once, in the order given; glue addresses are dropped.',
+    }),
+    status: Type.Array(Type.String(), {
+      description:
+        'The statuses as an array, because a domain usually has several. EPP codes without the ICANN URL WHOIS appends (`clientTransferProhibited`); RDAP statuses are mapped to the same codes (RFC 8056: `client transfer prohibited` -> `clientTransferProhibited`, `active` -> `ok`). A registry with its own vocabulary keeps it (`connect` at DENIC, `ACTIVE` at AFNIC).',
+    }),
+    dnssec: nullableString(
+      'As the registry says it (`unsigned`, `signedDelegation`, `yes`, ...). From RDAP: `signedDelegation` or `unsigned`.',
+    ),
+    registered: Type.Union([Type.Boolean(), Type.Null()], {
+      description:
+        'true: the registry has a record of the domain. false: the registry says it is not registered (a recognised "not found" / "available" answer, or RDAP 404). null: neither can be told (IP targets; answers with no record in them).',
+    }),
+    network_name: Type.Optional(nullableString('IP targets only: NetName (ARIN) or netname (RIPE, APNIC, AFRINIC).')),
+    organisation: Type.Optional(
+      nullableString(
+        'IP targets only: the holder (OrgName, org-name, owner; else the first descr line; RDAP: the registrant).',
+      ),
+    ),
+    cidr: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          'IP targets only: the block as prefixes; a range that is not one prefix is covered exactly by several.',
+      }),
+    ),
+    range: Type.Optional(nullableString("IP targets only: 'first - last' address of the block.")),
+    country: Type.Optional(nullableString('IP targets only: ISO 3166 alpha-2 code, upper case.')),
+    registry: Type.Optional(
+      Type.Union(
+        [
+          Type.Literal('arin'),
+          Type.Literal('ripe'),
+          Type.Literal('apnic'),
+          Type.Literal('afrinic'),
+          Type.Literal('lacnic'),
+          Type.Null(),
+        ],
+        { description: 'IP targets only: the regional registry whose database answered.' },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const ServerStep = Type.Object(
+  {
+    protocol: Type.Union([Type.Literal('whois'), Type.Literal('rdap')]),
+    server: Type.String({
+      description: 'WHOIS: `host:port`. RDAP: the URL requested (the final one after redirects).',
+    }),
+    address: nullableString('The IP address connected to; null when no connection was made.'),
+    query: nullableString('WHOIS: the exact line sent (server-specific forms included). RDAP: null.'),
+    referral: nullableString('WHOIS: the next server this answer named.'),
+    http_status: Type.Union([Type.Integer(), Type.Null()], { description: 'RDAP: the HTTP status.' }),
+    note: nullableString('Why a named referral was not followed (already asked, hop limit, not a port-43 server).'),
+    error: nullableString('What failed with this server; null when it answered.'),
+    duration_ms: Type.Integer(),
+  },
+  { additionalProperties: false },
+);
+
+export const WhoisAnswer = Type.Object(
+  {
+    target: Type.String({ description: 'The target as queried: punycode domain, or the normalised address.' }),
+    target_type: Type.Union([Type.Literal('domain'), Type.Literal('ip')]),
+    raw: Type.String({
+      description:
+        "The most specific server's answer about the target, unprocessed (WHOIS text; for `source: rdap`, the RDAP JSON document as received).",
+    }),
+    parsed: WhoisParsed,
+    cached: Type.Boolean({
+      description:
+        "true when served from the service's cache; every other field is then as it was when first looked up (see queried_at).",
+    }),
+    source: Type.Union([Type.Literal('whois'), Type.Literal('rdap')], {
+      description: 'Which protocol produced raw and parsed.',
+    }),
+    servers: Type.Array(ServerStep, { description: 'Every server asked, in order, including any that failed.' }),
+    queried_at: Type.String({ description: 'When the servers were asked, ISO 8601 UTC (`YYYY-MM-DDThh:mm:ssZ`).' }),
+  },
+  { additionalProperties: false },
+);
+
+const DESCRIPTION = `WHOIS over port 43, following referrals, with RDAP as the fallback.
+
+**Chain.** The lookup starts at WHOIS_SERVER (IANA by default) and follows each answer's referral
+(\`refer:\`, \`whois:\`, \`Registrar WHOIS Server:\`, ARIN's \`ReferralServer: whois://\`) to the most specific
+server: at most ${MAX_REFERRALS} referrals, never the same server twice. Every server name is resolved through the
+service's resolver and the connection goes to the address checked: a referral to a private, loopback,
+link-local, multicast, reserved or metadata address is never connected to (unless ALLOW_PRIVATE_TARGETS). Some
+servers get their own query syntax (ARIN \`n + <ip>\`, DENIC \`-T dn,ace <domain>\`, JPRS/JPNIC \`/e\`); \`servers\`
+shows what was sent where. Answers are decoded as UTF-8, or Latin-1 when they are not valid UTF-8, and capped
+at 512 KiB.
+
+**Which answer.** The most specific answer about the target is \`raw\`; IANA's record of a TLD is never read
+as the domain's. A value the registrar's answer leaves out is taken from the registry's answer when both name
+the domain. A server that fails after an earlier one answered about the target does not fail the request: its
+error is in \`servers\`.
+
+**RDAP fallback.** When no WHOIS answer is about the target (the TLD runs no WHOIS server, a server failed, or
+its answer holds no record), the RDAP servers named by IANA's bootstrap registry are asked over HTTPS and
+\`source\` is \`rdap\`.
+
+**Errors.** 400: the target is not a domain name or IP address, or the only way on was a referral to a
+forbidden address. 502: no server gave an answer about the target and at least one failed; the message names
+each server, its address and what went wrong (refused, timed out, reset, too large, HTTP status). A domain the
+registry does not know is not an error: \`parsed.registered\` is false.
+
+**Cache.** Results are cached (WHOIS_CACHE_SECONDS, default one hour; results missing a failed server's answer
+60 s). A cached response says \`cached: true\` and keeps its original \`queried_at\` and \`servers\`.
+A host name below the registered domain (\`www.example.com\`) is sent as given: registries answer "not found"
+for it, as the \`whois\` command does.`;
+
+export function registerWhoisRoute(app: FastifyInstance, whois: WhoisService): void {
+  app.get<{ Querystring: { target: string } }>(
+    '/api/v1/whois',
+    {
+      schema: {
+        summary: 'WHOIS data for a domain or an IP address',
+        description: DESCRIPTION,
+        tags: ['whois'],
+        querystring: Type.Object({
+          target: Type.String({
+            description: 'A domain name (IDN allowed, converted to punycode) or an IPv4/IPv6 address.',
+            examples: ['example.com', '192.0.2.1'],
+          }),
+        }),
+        response: {
+          200: okResponse(WhoisAnswer, 'The answer, parsed.'),
+          ...commonErrorResponses,
+          ...upstreamErrorResponse,
+        },
+      },
+    },
+    async (request) => {
+      const parsed = parseWhoisTarget(request.query.target);
+      if (!parsed.ok) throw apiErrors.invalidParameter('target', parsed.reason);
+      try {
+        return await whois.lookup(parsed.target);
+      } catch (error) {
+        if (error instanceof WhoisLookupError) {
+          throw error.kind === 'forbidden' ? apiErrors.badRequest(error.message) : apiErrors.upstream(error.message);
+        }
+        throw error;
+      }
+    },
+  );
+}

@@ -1,0 +1,144 @@
+import type { TtlCache } from '../cache/ttl-cache.ts';
+import type { Resolver } from '../dns/resolver.ts';
+import type { TargetPolicy } from '../net/target-policy.ts';
+import { readWhoisAnswers } from './answers.ts';
+import { followWhoisReferrals } from './chain.ts';
+import type { WhoisSettings } from './config.ts';
+import type { RdapBootstrapStore } from './rdap/bootstrap-store.ts';
+import { lookupRdap, type RdapClientOptions } from './rdap/client.ts';
+import { emptyDomainRecord, ipRecord, type WhoisRecord } from './record.ts';
+import { WHOIS_PORT } from './server-address.ts';
+import { describeFailedStep, stepFromHop, stepFromRdap, type WhoisServerStep } from './steps.ts';
+import { targetText, type WhoisTarget } from './target.ts';
+
+/** A finished lookup: what the response carries besides `cached`, and what the cache keeps. */
+export interface WhoisResult {
+  target: string;
+  target_type: 'domain' | 'ip';
+  source: 'whois' | 'rdap';
+  raw: string;
+  parsed: WhoisRecord;
+  servers: WhoisServerStep[];
+  /** When the servers were asked (ISO 8601 UTC): a cached answer keeps its original time. */
+  queried_at: string;
+}
+
+/** Why a lookup produced no result: 'forbidden' is the caller's 400, 'upstream' a 502. */
+export class WhoisLookupError extends Error {
+  override name = 'WhoisLookupError';
+  readonly kind: 'forbidden' | 'upstream';
+
+  constructor(kind: 'forbidden' | 'upstream', message: string) {
+    super(message);
+    this.kind = kind;
+  }
+}
+
+export interface WhoisService {
+  lookup(target: WhoisTarget): Promise<WhoisResult & { cached: boolean }>;
+}
+
+export interface WhoisServiceOptions {
+  resolver: Resolver;
+  policy: TargetPolicy;
+  settings: WhoisSettings;
+  cache: TtlCache<WhoisResult>;
+  bootstrap: RdapBootstrapStore;
+  rdapGet: RdapClientOptions['get'];
+  now?: () => number;
+  /** Port for a referral that names none; tests run their fake servers on a random one. */
+  referralPort?: number;
+}
+
+/** A result that lacks a failed server's answer is kept briefly, so the server is asked again soon. */
+const PARTIAL_RESULT_CACHE_SECONDS = 60;
+
+function isoSeconds(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function emptyRecord(target: WhoisTarget): WhoisRecord {
+  return target.kind === 'domain' ? emptyDomainRecord(null) : ipRecord(null);
+}
+
+export function createWhoisService(options: WhoisServiceOptions): WhoisService {
+  const now = options.now ?? Date.now;
+  const { settings } = options;
+  const inFlight = new Map<string, Promise<WhoisResult>>();
+
+  async function ask(target: WhoisTarget): Promise<WhoisResult> {
+    const queriedAt = isoSeconds(now());
+    const result = (source: WhoisResult['source'], raw: string, parsed: WhoisRecord, servers: WhoisServerStep[]) => ({
+      target: targetText(target),
+      target_type: target.kind,
+      source,
+      raw,
+      parsed,
+      servers,
+      queried_at: queriedAt,
+    });
+
+    const hops = await followWhoisReferrals(target, {
+      resolver: options.resolver,
+      policy: options.policy,
+      firstServer: settings.whoisServer,
+      referralPort: options.referralPort ?? WHOIS_PORT,
+      timeoutMs: settings.whoisTimeoutMs,
+    });
+    const steps = hops.map(stepFromHop);
+    const reading = readWhoisAnswers(target, hops);
+    if (reading.found) return result('whois', hops[reading.hop]?.raw ?? '', reading.record, steps);
+
+    // No WHOIS answer about the target (the TLD has no WHOIS server, a server failed, or its answer
+    // could not be read): RDAP is asked.
+    const rdap = await lookupRdap(target, { bootstrap: options.bootstrap, get: options.rdapGet });
+    if (rdap.kind === 'answer')
+      return result('rdap', rdap.raw, rdap.record, [...steps, ...rdap.attempts.map(stepFromRdap)]);
+    if (rdap.kind === 'failed') steps.push(...rdap.attempts.map(stepFromRdap));
+
+    const refusedHop = hops.find((hop) => hop.failure?.kind === 'forbidden');
+    if (refusedHop) {
+      throw new WhoisLookupError(
+        'forbidden',
+        `WHOIS lookup of ${targetText(target)} stopped at the referral to ${refusedHop.server}: ${refusedHop.failure?.message}.`,
+      );
+    }
+    const failed = steps.filter((step) => step.error !== null);
+    if (failed.length > 0) {
+      const rdapNote = rdap.kind === 'unavailable' ? `; no RDAP fallback: ${rdap.reason}` : '';
+      throw new WhoisLookupError(
+        'upstream',
+        `WHOIS lookup of ${targetText(target)} failed: ${failed.map(describeFailedStep).join('; ')}${rdapNote}.`,
+      );
+    }
+    // Every server answered, none about the target, and no RDAP server exists: the last answer is
+    // what there is (for example IANA's record of a TLD that runs no WHOIS server).
+    const last = hops.findLast((hop) => hop.raw !== null);
+    return result('whois', last?.raw ?? '', emptyRecord(target), steps);
+  }
+
+  async function lookupAndCache(key: string, target: WhoisTarget): Promise<WhoisResult> {
+    const fresh = await ask(target);
+    const partial = fresh.servers.some((step) => step.error !== null);
+    const seconds = partial
+      ? Math.min(PARTIAL_RESULT_CACHE_SECONDS, settings.whoisCacheSeconds)
+      : settings.whoisCacheSeconds;
+    if (seconds > 0) await options.cache.set(key, fresh, seconds);
+    return fresh;
+  }
+
+  return {
+    async lookup(target) {
+      const key = `whois:${target.kind}:${targetText(target)}`;
+      const cached = settings.whoisCacheSeconds > 0 ? await options.cache.get(key) : undefined;
+      if (cached) return { ...cached, cached: true };
+      // Identical lookups at the same time share one walk of the chain.
+      let pending = inFlight.get(key);
+      if (!pending) {
+        pending = lookupAndCache(key, target).finally(() => inFlight.delete(key));
+        inFlight.set(key, pending);
+      }
+      return { ...(await pending), cached: false };
+    },
+  };
+}

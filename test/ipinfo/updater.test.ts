@@ -1,0 +1,243 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { gzipSync } from 'node:zlib';
+import { ipDataPaths, readManifest, type SourceId } from '../../src/ipinfo/data-files.ts';
+import { loadIpData } from '../../src/ipinfo/ip-data.ts';
+import { redactUrl } from '../../src/ipinfo/updater/download.ts';
+import { runDataUpdate, type UpdatePlan } from '../../src/ipinfo/updater/run-update.ts';
+import { candidateUrls, checksumUrlFor } from '../../src/ipinfo/updater/source-urls.ts';
+import { type LocalHttpServer, startLocalHttpServer } from '../support/local-http-server.ts';
+import { feedDir, feedFixturesPresent, mmdb, mmdbFixturesPresent } from '../support/mmdb-fixtures.ts';
+
+const present = mmdbFixturesPresent && feedFixturesPresent;
+const skipReason = present ? false : 'shared fixtures absent (../shared/fixtures/mmdb and feeds)';
+const NOW = new Date('2026-11-05T12:00:00Z');
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+const feed = (name: string) => readFileSync(path.join(feedDir, name));
+
+const FEED_FILES: Partial<Record<SourceId, string>> = {
+  tor: 'tor-exit-nodes.lst',
+  'vpn-ipv4': 'x4bnet-vpn-ipv4.txt',
+  'vpn-ipv6': 'x4bnet-vpn-ipv6.txt',
+  'vpn-asn': 'x4bnet-vpn-ASN.txt',
+  'datacenter-ipv4': 'x4bnet-datacenter-ipv4.txt',
+  'datacenter-ipv6': 'x4bnet-datacenter-ipv6.txt',
+  'datacenter-asn': 'x4bnet-datacenter-ASN.txt',
+};
+
+function planFor(server: LocalHttpServer, dataDir: string, overrides: Partial<UpdatePlan> = {}): UpdatePlan {
+  const urls = {
+    city: `${server.origin}/dbip-city-lite-{month}.mmdb.gz`,
+    asn: `${server.origin}/dbip-asn-lite-{month}.mmdb.gz`,
+  } as Record<SourceId, string | null>;
+  for (const id of Object.keys(FEED_FILES) as SourceId[]) urls[id] = `${server.origin}/feeds/${id}.txt`;
+  return { dataDir, urls, skip: {}, licenseKey: null, ...overrides };
+}
+
+function serveGoodData(server: LocalHttpServer): void {
+  // DB-IP has not published November yet: the updater falls back to October.
+  server.set('/dbip-city-lite-2026-11.mmdb.gz', { status: 404 });
+  server.set('/dbip-city-lite-2026-10.mmdb.gz', { body: gzipSync(mmdb('GeoIP2-City-Test')) });
+  server.set('/dbip-asn-lite-2026-11.mmdb.gz', { body: gzipSync(mmdb('GeoLite2-ASN-Test')) });
+  for (const [id, file] of Object.entries(FEED_FILES)) {
+    server.set(`/feeds/${id}.txt`, { body: feed(file), headers: { etag: `"${id}-v1"` } });
+  }
+}
+
+describe('npm run data:update (runDataUpdate) against a local HTTP server', {
+  skip: skipReason,
+  timeout: 60_000,
+}, () => {
+  let server: LocalHttpServer;
+  let dataDir: string;
+  const update = (overrides: Partial<UpdatePlan> = {}) =>
+    runDataUpdate(planFor(server, dataDir, overrides), { now: () => NOW });
+  const installed = (file: string) => readFileSync(path.join(ipDataPaths(dataDir).downloads, file));
+
+  before(async () => {
+    server = await startLocalHttpServer();
+    mkdirSync('.tmp', { recursive: true });
+    dataDir = mkdtempSync(path.resolve('.tmp', 'update-'));
+  });
+  after(async () => {
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('installs every source after verifying it, with the month fallback, and records it in the manifest', async () => {
+    serveGoodData(server);
+    const reports = await update();
+    assert.deepEqual(
+      reports.map((r) => [r.id, r.outcome]),
+      Object.keys({ city: 1, asn: 1, ...FEED_FILES }).map((id) => [id, 'updated']),
+    );
+    assert.deepEqual(installed('city.mmdb'), mmdb('GeoIP2-City-Test'), 'decompressed and installed byte for byte');
+    assert.deepEqual(installed('asn.mmdb'), mmdb('GeoLite2-ASN-Test'));
+    assert.deepEqual(installed('tor-exits.txt'), feed('tor-exit-nodes.lst'));
+    const manifest = await readManifest(ipDataPaths(dataDir).manifest);
+    assert.equal(manifest.sources.city?.url, `${server.origin}/dbip-city-lite-2026-10.mmdb.gz`);
+    assert.equal(manifest.sources.city?.sha256, sha256(mmdb('GeoIP2-City-Test')));
+    assert.equal(manifest.sources.city?.builtAt, '2026-02-04T22:49:29.000Z');
+    assert.equal(manifest.sources['datacenter-ipv4']?.size, 42566);
+    assert.equal(manifest.sources.tor?.etag, '"tor-v1"');
+    assert.deepEqual(manifest.failures, {});
+    assert.notEqual(manifest.generation, '');
+
+    // The service's loader now prefers the downloads over the embedded data.
+    const data = await loadIpData({
+      dataDir,
+      embeddedCacheDir: path.join(dataDir, 'unused'),
+      geoipCityDb: null,
+      geoipAsnDb: null,
+      geoipAnonymousDb: null,
+      geoipConnectionTypeDb: null,
+    });
+    assert.equal(data.location?.databaseType, 'GeoIP2-City');
+    assert.equal(data.network?.databaseType, 'GeoLite2-ASN');
+    assert.deepEqual(data.feeds.lookup('101.99.92.179'), { tor: true, vpn: false, hosting: false });
+    assert.deepEqual(data.problems, []);
+
+    // A feed turned off afterwards (FEED_TOR_URL=off) is not used, though its copy is still there.
+    const withoutTor = await loadIpData({
+      dataDir,
+      embeddedCacheDir: path.join(dataDir, 'unused'),
+      geoipCityDb: null,
+      geoipAsnDb: null,
+      geoipAnonymousDb: null,
+      geoipConnectionTypeDb: null,
+      feedsOff: ['tor'],
+    });
+    assert.equal(withoutTor.feedsLoaded.has('tor'), false);
+    assert.deepEqual(withoutTor.feeds.coverage.tor, { ipv4: false, ipv6: false });
+  });
+
+  it('asks conditionally the next time; unchanged content is not reinstalled', async () => {
+    const before = await readManifest(ipDataPaths(dataDir).manifest);
+    server.requests.length = 0;
+    const reports = await update();
+    assert.ok(
+      reports.every((r) => r.outcome === 'unchanged'),
+      JSON.stringify(reports),
+    );
+    const torRequest = server.requests.find((r) => r.path === '/feeds/tor.txt');
+    assert.equal(torRequest?.headers['if-none-match'], '"tor-v1"');
+    const afterRun = await readManifest(ipDataPaths(dataDir).manifest);
+    assert.equal(afterRun.generation, before.generation, 'nothing new: the service has nothing to reload');
+    assert.equal(afterRun.sources.city?.installedAt, before.sources.city?.installedAt);
+  });
+
+  it('a failed download keeps the previous data and says why', async () => {
+    const previous = await readManifest(ipDataPaths(dataDir).manifest);
+    const cityBytes = installed('city.mmdb');
+    const gz = gzipSync(mmdb('GeoLite2-ASN-Test'));
+    server.set('/dbip-city-lite-2026-11.mmdb.gz', { body: gzipSync(mmdb('GeoLite2-ASN-Test')) });
+    server.set('/dbip-asn-lite-2026-11.mmdb.gz', { body: gz.subarray(0, gz.length - 40) });
+    server.set('/feeds/tor.txt', { body: '<!DOCTYPE html><html><body>Rate limited</body></html>' });
+    server.set('/feeds/vpn-ipv4.txt', { status: 500, body: 'oops' });
+    server.set('/feeds/vpn-ipv6.txt', { body: feed('x4bnet-vpn-ipv6.txt'), cutShort: true });
+    server.set('/feeds/vpn-asn.txt', { body: 'AS9009\nthis is not an AS\nnor this\n' });
+    server.set('/feeds/datacenter-ipv4.txt', { body: '1.12.0.0/14\n1.44.96.0/24\n' });
+    const reports = await update();
+    const byId = Object.fromEntries(reports.map((r) => [r.id, r]));
+    const expectations: [SourceId, RegExp][] = [
+      ['city', /expected a City or Country database, got database type 'GeoLite2-ASN'/],
+      ['asn', /not a valid gzip file/],
+      ['tor', /an HTML or XML page, not a list/],
+      ['vpn-ipv4', /HTTP 500/],
+      ['vpn-ipv6', /vpn-ipv6\.txt: /],
+      ['vpn-asn', /2 malformed lines of 3, e\.g\. line 2 "this is not an AS": not an AS number/],
+      ['datacenter-ipv4', /2 entries, less than half of the installed copy's 42566/],
+    ];
+    for (const [id, reason] of expectations) {
+      assert.equal(byId[id]?.outcome, 'failed', `${id}: ${byId[id]?.detail}`);
+      assert.match(byId[id]?.detail ?? '', reason, id);
+      assert.match(byId[id]?.detail ?? '', /kept the copy installed 2026-11-05T12:00:00.000Z/, id);
+    }
+    assert.deepEqual(installed('city.mmdb'), cityBytes, 'the old City database is untouched');
+    assert.deepEqual(installed('datacenter-ipv4.txt'), feed('x4bnet-datacenter-ipv4.txt'));
+    const manifest = await readManifest(ipDataPaths(dataDir).manifest);
+    assert.deepEqual(manifest.sources, previous.sources, 'what is installed did not change');
+    assert.match(manifest.failures.tor?.reason ?? '', /HTML/);
+    assert.equal(manifest.generation, previous.generation);
+
+    // The next good run clears the failures.
+    serveGoodData(server);
+    server.set('/feeds/tor.txt', { body: `${feed('tor-exit-nodes.lst')}185.220.101.250\n` });
+    const healed = await update();
+    assert.equal(healed.find((r) => r.id === 'tor')?.outcome, 'updated');
+    const after = await readManifest(ipDataPaths(dataDir).manifest);
+    assert.deepEqual(after.failures, {});
+    assert.notEqual(after.generation, previous.generation);
+  });
+
+  it('MaxMind GeoLite2 with a licence key: tar.gz, SHA-256 checked, the key never stored', async () => {
+    const dir = mkdtempSync(path.resolve('.tmp', 'maxmind-'));
+    try {
+      const tarDir = path.join(dir, 'build');
+      mkdirSync(path.join(tarDir, 'GeoLite2-City_20260203'), { recursive: true });
+      writeFileSync(path.join(tarDir, 'GeoLite2-City_20260203', 'COPYRIGHT.txt'), 'MaxMind\n');
+      writeFileSync(path.join(tarDir, 'GeoLite2-City_20260203', 'GeoLite2-City.mmdb'), mmdb('GeoLite2-City-Test'));
+      const tarred = spawnSync('tar', ['-czf', path.join(dir, 'city.tar.gz'), '-C', tarDir, 'GeoLite2-City_20260203']);
+      assert.equal(tarred.status, 0, String(tarred.stderr));
+      const archive = readFileSync(path.join(dir, 'city.tar.gz'));
+      const base = '/app/geoip_download?edition_id=GeoLite2-City&license_key=s3cret&suffix=tar.gz';
+      server.set(base, { body: archive });
+      server.set(`${base}.sha256`, { body: `${sha256(archive)}  GeoLite2-City_20260203.tar.gz\n` });
+      const template = `${server.origin}/app/geoip_download?edition_id=GeoLite2-City&license_key={license_key}&suffix=tar.gz`;
+      const plan = planFor(server, dir, { licenseKey: 's3cret' });
+      const only = { ...Object.fromEntries(Object.keys(plan.urls).map((id) => [id, null])), city: template };
+      const reports = await runDataUpdate({ ...plan, urls: only as UpdatePlan['urls'] }, { now: () => NOW });
+      assert.equal(reports[0]?.outcome, 'updated', reports[0]?.detail);
+      assert.deepEqual(readFileSync(path.join(ipDataPaths(dir).downloads, 'city.mmdb')), mmdb('GeoLite2-City-Test'));
+      const manifestText = await readFile(ipDataPaths(dir).manifest, 'utf8');
+      assert.equal(manifestText.includes('s3cret'), false, 'the licence key is not written down');
+      assert.match(manifestText, /license_key=\*\*\*/);
+
+      server.set(`${base}.sha256`, { body: `${'0'.repeat(64)}  GeoLite2-City_20260203.tar.gz\n` });
+      server.set(base, { body: gzipSync(Buffer.concat([archive, Buffer.alloc(10)])) });
+      const mismatch = await runDataUpdate({ ...plan, urls: only as UpdatePlan['urls'] }, { now: () => NOW });
+      assert.equal(mismatch[0]?.outcome, 'failed');
+      assert.match(mismatch[0]?.detail ?? '', /checksum mismatch/);
+      assert.equal(mismatch[0]?.detail.includes('s3cret'), false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('one update at a time: a live lock refuses, a dead owner’s lock is taken over', async () => {
+    const { lock } = ipDataPaths(dataDir);
+    await writeFile(lock, JSON.stringify({ pid: process.pid, startedAt: NOW.toISOString() }));
+    await assert.rejects(update(), /another update is running \(pid \d+/);
+    const exited = spawnSync(process.execPath, ['-e', 'process.exit(0)']);
+    await writeFile(lock, JSON.stringify({ pid: exited.pid, startedAt: NOW.toISOString() }));
+    const reports = await update();
+    assert.equal(reports.length, 9);
+    await assert.rejects(readFile(lock), /ENOENT/, 'released afterwards');
+  });
+});
+
+describe('source URLs', () => {
+  it('fills in the month (falling back to the previous one, across a year) and the licence key', () => {
+    assert.deepEqual(candidateUrls('https://x.test/dbip-{month}.mmdb.gz', new Date('2027-01-02T00:00:00Z'), null), [
+      'https://x.test/dbip-2027-01.mmdb.gz',
+      'https://x.test/dbip-2026-12.mmdb.gz',
+    ]);
+    assert.deepEqual(candidateUrls('https://x.test/a?k={license_key}', NOW, 'a b&c'), ['https://x.test/a?k=a%20b%26c']);
+  });
+  it('MaxMind checksum companions, and keys redacted from anything shown', () => {
+    assert.equal(
+      checksumUrlFor('https://m.test/d?edition_id=E&suffix=tar.gz'),
+      'https://m.test/d?edition_id=E&suffix=tar.gz.sha256',
+    );
+    assert.equal(checksumUrlFor('https://x.test/dbip-city-lite-2026-11.mmdb.gz'), null);
+    assert.equal(
+      redactUrl('https://m.test/d?license_key=abc&suffix=tar.gz'),
+      'https://m.test/d?license_key=***&suffix=tar.gz',
+    );
+  });
+});

@@ -1,0 +1,355 @@
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import tls from 'node:tls';
+import type { Answer } from 'dns-packet';
+import { formatServer } from '../../src/dns/servers.ts';
+import { buildTestApp } from '../support/app.ts';
+import { type FakeDnsServer, recordsHandler, startFakeDnsServer } from '../support/fake-dns-server.ts';
+import { closedPort } from '../support/fake-whois-server.ts';
+import { createTestPki, type IssuedCertificate, opensslAvailable, type TestPki } from '../support/test-pki.ts';
+import { readWithOpenssl } from './openssl-facts.ts';
+
+/**
+ * GET /api/v1/ssl against a real TLS server on 127.0.0.1 that serves, by SNI, certificates this
+ * test makes with its own CA; every reported field is compared with what `openssl x509` prints for
+ * the same certificate.
+ */
+
+const skip = opensslAvailable() ? false : 'the openssl command is not installed';
+const DAY = 86_400_000;
+
+type Case = { host: string; certificate: IssuedCertificate };
+
+describe('GET /api/v1/ssl', { skip }, () => {
+  let pki: TestPki;
+  let server: tls.Server;
+  let silent: net.Server;
+  let plain: net.Server;
+  let dns: FakeDnsServer;
+  let app: Awaited<ReturnType<typeof buildTestApp>>;
+  const cases = new Map<string, Case>();
+  const env: Record<string, string> = {};
+
+  before(async () => {
+    pki = createTestPki();
+    const now = Date.now();
+    // Validity ends half a day off a whole day, so days_remaining cannot change while the test runs.
+    const valid = { notBefore: new Date(now - DAY), notAfter: new Date(now + 90 * DAY + DAY / 2) };
+    const add = (host: string, certificate: IssuedCertificate) => cases.set(host, { host, certificate });
+    add(
+      'valid.tls.test',
+      pki.issue('valid', {
+        commonName: 'valid.tls.test',
+        altNames: ['valid.tls.test', 'www.valid.tls.test', '127.0.0.1'],
+        key: 'rsa2048',
+        ...valid,
+      }),
+    );
+    add(
+      'ecdsa.tls.test',
+      pki.issue('ecdsa', { commonName: 'ecdsa.tls.test', altNames: ['ecdsa.tls.test'], key: 'ec-p256', ...valid }),
+    );
+    add(
+      'wild.tls.test',
+      pki.issue('wild', {
+        commonName: '*.wild.tls.test',
+        altNames: ['*.wild.tls.test', 'wild.tls.test'],
+        key: 'ec-p256',
+        ...valid,
+      }),
+    );
+    add(
+      'expired.tls.test',
+      pki.issue('expired', {
+        commonName: 'expired.tls.test',
+        altNames: ['expired.tls.test'],
+        key: 'rsa2048',
+        notBefore: new Date(now - 90 * DAY),
+        notAfter: new Date(now - DAY - DAY / 2),
+      }),
+    );
+    add(
+      'future.tls.test',
+      pki.issue('future', {
+        commonName: 'future.tls.test',
+        altNames: ['future.tls.test'],
+        key: 'rsa2048',
+        notBefore: new Date(now + 30 * DAY),
+        notAfter: new Date(now + 120 * DAY + DAY / 2),
+      }),
+    );
+    add(
+      'wrongname.tls.test',
+      pki.issue('wrongname', { commonName: 'other.tls.test', altNames: ['other.tls.test'], key: 'rsa2048', ...valid }),
+    );
+    add(
+      'selfsigned.tls.test',
+      pki.selfSigned('selfsigned', {
+        commonName: 'selfsigned.tls.test',
+        altNames: ['selfsigned.tls.test'],
+        key: 'rsa2048',
+        ...valid,
+      }),
+    );
+    add(
+      'selfexpired.tls.test',
+      pki.selfSigned('selfexpired', {
+        commonName: 'selfexpired.tls.test',
+        altNames: ['other.tls.test'],
+        key: 'ec-p256',
+        notBefore: new Date(now - 90 * DAY),
+        notAfter: new Date(now - DAY / 2),
+      }),
+    );
+    add(
+      'rogue.tls.test',
+      pki.issueUntrusted('rogue', {
+        commonName: 'rogue.tls.test',
+        altNames: ['rogue.tls.test'],
+        key: 'rsa2048',
+        ...valid,
+      }),
+    );
+
+    const contexts = new Map(
+      [...cases.values()].map(({ host, certificate }) => [
+        host,
+        tls.createSecureContext({ key: certificate.keyPem, cert: certificate.chainPem }),
+      ]),
+    );
+    const fallback = cases.get('valid.tls.test')?.certificate as IssuedCertificate;
+    server = tls.createServer({
+      key: fallback.keyPem,
+      cert: fallback.chainPem,
+      SNICallback: (name, callback) =>
+        callback(
+          null,
+          contexts.get(name.endsWith('.wild.tls.test') ? 'wild.tls.test' : name) ?? contexts.get('valid.tls.test'),
+        ),
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    // Accepts connections, reads and says nothing: the handshake never completes. (Reading lets it
+    // see the client's close; an unread socket would hold the server open after the test.)
+    silent = net.createServer((socket) => {
+      socket.resume();
+      socket.on('error', () => {});
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    // Speaks plain HTTP on the TLS port.
+    plain = net.createServer((socket) => socket.once('data', () => socket.end('HTTP/1.1 400 Bad Request\r\n\r\n')));
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+
+    const records: Answer[] = [...cases.keys(), 'a.wild.tls.test'].map((name) => ({
+      type: 'A',
+      name,
+      ttl: 60,
+      data: '127.0.0.1',
+    }));
+    dns = await startFakeDnsServer(recordsHandler(records, 'tls.test'));
+    Object.assign(env, {
+      DNS_SERVERS: formatServer(dns.server),
+      TLS_CHECK_PORT: String((server.address() as net.AddressInfo).port),
+      ALLOW_PRIVATE_TARGETS: 'true',
+    });
+    app = await buildTestApp(env, { trustedCertificates: [pki.rootPem] });
+  });
+  after(async () => {
+    await app?.close();
+    await new Promise((resolve) => server?.close(resolve));
+    await new Promise((resolve) => silent?.close(resolve));
+    await new Promise((resolve) => plain?.close(resolve));
+    await dns?.close();
+    pki?.remove();
+  });
+
+  const check = async (host: string, target = app) => {
+    const response = await target.inject({ method: 'GET', url: `/api/v1/ssl?host=${encodeURIComponent(host)}` });
+    return { status: response.statusCode, body: response.json() };
+  };
+
+  /** The fields of the spec, compared with openssl's reading of the certificate served. */
+  const assertMatchesOpenssl = (body: Record<string, unknown>, certificate: IssuedCertificate) => {
+    const expected = readWithOpenssl(certificate.certPath);
+    for (const field of [
+      'subject',
+      'issuer',
+      'issuer_org',
+      'serial',
+      'fingerprint',
+      'valid_from',
+      'valid_to',
+      'alt_names',
+      'bits',
+      'signature_algorithm',
+    ] as const) {
+      assert.deepEqual(body[field], expected[field], field);
+    }
+    assert.equal(body.days_remaining, Math.floor((Date.parse(expected.valid_to) - Date.now()) / DAY));
+  };
+
+  it('reports a valid RSA 2048 certificate and its chain up to the trusted root', async () => {
+    const { status, body } = await check('valid.tls.test');
+    assert.equal(status, 200);
+    assert.equal(body.host, 'valid.tls.test');
+    assert.equal(body.address, '127.0.0.1');
+    assert.equal(body.valid, true);
+    assert.equal(body.validation_error, null);
+    assert.deepEqual(body.validation_errors, []);
+    assert.equal(body.protocol, 'TLSv1.3');
+    assert.equal(body.key_type, 'RSA');
+    assert.equal(body.key_curve, null);
+    assert.equal(body.days_remaining, 90);
+    assertMatchesOpenssl(body, cases.get('valid.tls.test')?.certificate as IssuedCertificate);
+    assert.deepEqual(body.alt_names, ['valid.tls.test', 'www.valid.tls.test', '127.0.0.1']);
+    assert.deepEqual(
+      body.chain.map((entry: { subject: string; issuer: string }) => [entry.subject, entry.issuer]),
+      [
+        ['valid.tls.test', 'netinfo Test Issuing CA'],
+        ['netinfo Test Issuing CA', 'netinfo Test Root CA'],
+        ['netinfo Test Root CA', 'netinfo Test Root CA'],
+      ],
+    );
+    assert.equal(body.chain[0].fingerprint, body.fingerprint);
+  });
+
+  it('reports an ECDSA P-256 certificate', async () => {
+    const { body } = await check('ecdsa.tls.test');
+    assert.equal(body.valid, true);
+    assert.equal(body.key_type, 'EC');
+    assert.equal(body.key_curve, 'P-256');
+    assert.equal(body.bits, 256);
+    assertMatchesOpenssl(body, cases.get('ecdsa.tls.test')?.certificate as IssuedCertificate);
+  });
+
+  it('matches a wildcard name one label deep', async () => {
+    assert.equal((await check('a.wild.tls.test')).body.valid, true);
+  });
+
+  it('reports an expired certificate, with negative days remaining', async () => {
+    const { status, body } = await check('expired.tls.test');
+    assert.equal(status, 200);
+    assert.equal(body.valid, false);
+    assert.equal(body.validation_error, 'expired');
+    assert.equal(body.days_remaining, -2);
+    assert.match(body.validation_errors[0].message, /^the certificate expired at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    assertMatchesOpenssl(body, cases.get('expired.tls.test')?.certificate as IssuedCertificate);
+  });
+
+  it('reports a certificate that is not valid yet', async () => {
+    const { body } = await check('future.tls.test');
+    assert.equal(body.valid, false);
+    assert.equal(body.validation_error, 'not_yet_valid');
+    assert.deepEqual(
+      body.validation_errors.map((problem: { code: string }) => problem.code),
+      ['not_yet_valid'],
+    );
+    assertMatchesOpenssl(body, cases.get('future.tls.test')?.certificate as IssuedCertificate);
+  });
+
+  it('reports a trusted certificate for another name', async () => {
+    const { body } = await check('wrongname.tls.test');
+    assert.equal(body.valid, false);
+    assert.deepEqual(body.validation_errors, [
+      {
+        code: 'name_mismatch',
+        message: 'the certificate is not valid for wrongname.tls.test: it names other.tls.test',
+      },
+    ]);
+    assert.equal(body.subject, 'other.tls.test');
+  });
+
+  it('reports a self-signed certificate, and every other reason it has', async () => {
+    const { body } = await check('selfsigned.tls.test');
+    assert.equal(body.valid, false);
+    assert.equal(body.validation_error, 'self_signed');
+    assert.equal(body.issuer, 'selfsigned.tls.test');
+    assertMatchesOpenssl(body, cases.get('selfsigned.tls.test')?.certificate as IssuedCertificate);
+    const worse = await check('selfexpired.tls.test');
+    assert.deepEqual(
+      worse.body.validation_errors.map((problem: { code: string }) => problem.code),
+      ['self_signed', 'expired', 'name_mismatch'],
+    );
+    assert.equal(worse.body.days_remaining, -1);
+  });
+
+  it('reports a certificate from an issuer outside the trust store', async () => {
+    const { body } = await check('rogue.tls.test');
+    assert.equal(body.valid, false);
+    assert.equal(body.validation_error, 'unknown_issuer');
+    assert.equal(body.issuer, 'Untrusted Test CA');
+    assert.equal(body.issuer_org, 'Nobody Trusts Us');
+    assert.match(body.validation_errors[0].message, /"Untrusted Test CA" is not in the trust store/);
+  });
+
+  it("does not trust the test CA without the injected trust store (Node's bundled roots)", async () => {
+    const defaultTrust = await buildTestApp(env);
+    try {
+      const { body } = await check('valid.tls.test', defaultTrust);
+      assert.equal(body.valid, false);
+      assert.equal(body.validation_error, 'unknown_issuer');
+    } finally {
+      await defaultTrust.close();
+    }
+  });
+
+  it('answers 400 for a loopback host unless ALLOW_PRIVATE_TARGETS is set', async () => {
+    const strict = await buildTestApp(
+      { ...env, ALLOW_PRIVATE_TARGETS: 'false' },
+      { trustedCertificates: [pki.rootPem] },
+    );
+    try {
+      const { status, body } = await check('valid.tls.test', strict);
+      assert.equal(status, 400);
+      assert.equal(
+        body.error,
+        "Invalid query parameter 'host': valid.tls.test resolves to 127.0.0.1 is a loopback address (Loopback, 127.0.0.0/8); the service does not connect to private, loopback, link-local, multicast, reserved or metadata addresses.",
+      );
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('answers 400 for what is not a host name, and for a name without an address', async () => {
+    for (const host of ['127.0.0.1', '::1', '', 'bad host', '_srv.tls.test', 'http://valid.tls.test/']) {
+      const { status, body } = await check(host);
+      assert.equal(status, 400, host);
+      assert.match(body.error, /'host'/);
+    }
+    const unknown = await check('missing.tls.test');
+    assert.equal(unknown.status, 400);
+    assert.match(unknown.body.error, /missing\.tls\.test has no address/);
+  });
+
+  it('answers 502 when the port is closed, silent, or not TLS, within TLS_TIMEOUT_MS', async () => {
+    const run = async (port: number) => {
+      const other = await buildTestApp({ ...env, TLS_CHECK_PORT: String(port), TLS_TIMEOUT_MS: '400' });
+      try {
+        const started = performance.now();
+        const result = await check('valid.tls.test', other);
+        return { ...result, elapsed: performance.now() - started };
+      } finally {
+        await other.close();
+      }
+    };
+    const refusedPort = await closedPort();
+    const refused = await run(refusedPort);
+    assert.equal(refused.status, 502);
+    assert.equal(
+      refused.body.error,
+      `TLS check of valid.tls.test failed: valid.tls.test (127.0.0.1) port ${refusedPort}: connection refused.`,
+    );
+    const silentPort = (silent.address() as net.AddressInfo).port;
+    const timedOut = await run(silentPort);
+    assert.equal(timedOut.status, 502);
+    assert.equal(
+      timedOut.body.error,
+      `TLS check of valid.tls.test failed: valid.tls.test (127.0.0.1) port ${silentPort}: no TLS handshake within 400 ms.`,
+    );
+    assert.ok(timedOut.elapsed < 1500, `took ${timedOut.elapsed} ms`);
+    const plainPort = (plain.address() as net.AddressInfo).port;
+    const notTls = await run(plainPort);
+    assert.equal(notTls.status, 502);
+    assert.match(notTls.body.error, new RegExp(`valid.tls.test \\(127.0.0.1\\) port ${plainPort} does not speak TLS`));
+  });
+});

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { decodeWhoisText } from '../../src/whois/decode.ts';
+import { whoisQueryFor } from '../../src/whois/query-form.ts';
+import { formatWhoisServer, parseWhoisServer } from '../../src/whois/server-address.ts';
+import { parseWhoisTarget } from '../../src/whois/target.ts';
+
+test('parseWhoisTarget: domains become punycode, addresses their one spelling', () => {
+  const cases: [string, string | null][] = [
+    ['Example.COM.', 'domain:example.com'],
+    [' bücher.de ', 'domain:xn--bcher-kva.de'],
+    ['xn--bcher-kva.de', 'domain:xn--bcher-kva.de'],
+    ['sub.domain.co.uk', 'domain:sub.domain.co.uk'],
+    ['192.0.2.1', 'ip:192.0.2.1'],
+    ['::ffff:192.0.2.1', 'ip:192.0.2.1'], // mapped: the IPv4 address
+    ['2001:DB8:0:0::1', 'ip:2001:db8::1'],
+    ['com', null], // a TLD alone is not registered by anyone
+    ['_dmarc.example.com', null],
+    ['example..com', null],
+    ['http://example.com', null],
+    ['1.2.3', null], // inet_aton shorthand, neither an address nor a name
+    ['999.1.1.1', null],
+    ['fe80::1%eth0', null],
+    ['2001:db8::g', null],
+    ['', null],
+  ];
+  for (const [input, expected] of cases) {
+    const parsed = parseWhoisTarget(input);
+    const got = parsed.ok
+      ? `${parsed.target.kind}:${parsed.target.kind === 'domain' ? parsed.target.name : parsed.target.address}`
+      : null;
+    assert.equal(got, expected, input);
+  }
+});
+
+test('parseWhoisServer reads WHOIS_SERVER and referral forms', () => {
+  const cases: [string, string | null][] = [
+    ['whois.iana.org', 'whois.iana.org:43'],
+    ['WHOIS.RIPE.NET:4343', 'whois.ripe.net:4343'],
+    ['192.0.2.43', '192.0.2.43:43'],
+    ['192.0.2.43:4343', '192.0.2.43:4343'],
+    ['[2001:db8::43]:4343', '[2001:db8::43]:4343'],
+    ['2001:db8::43', '[2001:db8::43]:43'],
+    ['whois.example:0', null],
+    ['whois.example:70000', null],
+    ['whois.example:', null],
+    ['who is', null],
+    ['[whois.example]:43', null],
+  ];
+  for (const [input, expected] of cases) {
+    const parsed = parseWhoisServer(input);
+    assert.equal(parsed.ok ? formatWhoisServer(parsed.server) : null, expected, input);
+  }
+  const referral = parseWhoisServer('whois.example', 4343);
+  assert.ok(referral.ok && referral.server.port === 4343);
+});
+
+test('whoisQueryFor: server-specific forms only where they apply', () => {
+  const domain = (name: string) => ({ kind: 'domain', name }) as const;
+  const ip = (address: string) => ({ kind: 'ip', address }) as const;
+  assert.equal(whoisQueryFor('whois.arin.net', ip('192.0.2.1')), 'n + 192.0.2.1');
+  assert.equal(whoisQueryFor('WHOIS.ARIN.NET', ip('2001:db8::1')), 'n + 2001:db8::1');
+  assert.equal(whoisQueryFor('whois.ripe.net', ip('192.0.2.1')), '192.0.2.1');
+  assert.equal(whoisQueryFor('whois.nic.ad.jp', ip('192.0.2.1')), '192.0.2.1/e');
+  assert.equal(whoisQueryFor('whois.denic.de', domain('google.de')), '-T dn,ace google.de');
+  assert.equal(whoisQueryFor('whois.denic.de', domain('google.com')), 'google.com');
+  assert.equal(whoisQueryFor('whois.jprs.jp', domain('google.co.jp')), 'google.co.jp/e');
+  assert.equal(whoisQueryFor('whois.verisign-grs.com', domain('google.com')), 'google.com');
+});
+
+test('decodeWhoisText: UTF-8 when valid, Latin-1 otherwise, never a replacement character', () => {
+  const text = 'Inhaber: Müller & Söhne, Straße 1, Zürich — ©';
+  assert.equal(decodeWhoisText(Buffer.from(text, 'utf8')), text);
+  const latin1 = 'Inhaber: Müller & Söhne, Straße 1, Zürich ©';
+  assert.equal(decodeWhoisText(Buffer.from(latin1, 'latin1')), latin1);
+  assert.equal(decodeWhoisText(Buffer.from('\ufeffDomain: x\n', 'utf8')), 'Domain: x\n');
+  assert.equal(decodeWhoisText(new Uint8Array(0)), '');
+});

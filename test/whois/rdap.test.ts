@@ -1,0 +1,183 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { type BootstrapSnapshot, checkBootstrapFile, indexBootstrap } from '../../src/whois/rdap/bootstrap.ts';
+import {
+  createRdapBootstrapStore,
+  loadBootstrapSnapshot,
+  REFRESH_RETRY_MS,
+  type RefreshOutcome,
+} from '../../src/whois/rdap/bootstrap-store.ts';
+import { eppStatus, recordFromRdapDomain, recordFromRdapNetwork } from '../../src/whois/rdap/to-record.ts';
+import { manualClock } from '../support/app.ts';
+
+const rdapFixture = (name: string) =>
+  JSON.parse(readFileSync(path.resolve(import.meta.dirname, '..', 'fixtures', 'rdap', name), 'utf8'));
+
+const snapshot = (services: [string[], string[]][], ipv4: [string[], string[]][] = []): BootstrapSnapshot => ({
+  source: 'test',
+  retrieved: '2026-11-01T00:00:00Z',
+  dns: { services },
+  ipv4: { services: ipv4 },
+  ipv6: null,
+});
+
+test('the shipped snapshot loads, says where it came from, and knows the big registries', () => {
+  const shipped = loadBootstrapSnapshot();
+  assert.match(shipped.source, /freewhois@\d+\.\d+\.\d+/);
+  assert.ok(!Number.isNaN(Date.parse(shipped.retrieved)));
+  const index = indexBootstrap(shipped);
+  assert.ok(index.counts.dns > 1000, `${index.counts.dns} TLDs`);
+  assert.deepEqual(index.forDomain('example.com'), ['https://rdap.verisign.com/com/v1/']);
+  // Every URL in the file is an http(s) base URL.
+  for (const [, urls] of shipped.dns.services) {
+    for (const url of urls) assert.match(url, /^https?:\/\/[^/]+\/(?:.*\/)?$/, url);
+  }
+});
+
+test('bootstrap index: longest label suffix, HTTPS first, longest address prefix', () => {
+  const index = indexBootstrap(
+    snapshot(
+      [
+        [['uk'], ['http://rdap.uk.example/', 'https://rdap.uk.example/']],
+        [['co.uk'], ['https://rdap.co-uk.example/base']],
+        [
+          ['test', 'EXAMPLE'],
+          ['ftp://bad.example/', 'https://rdap.test.example/'],
+        ],
+      ],
+      [
+        [['198.51.0.0/16'], ['https://wide.example/']],
+        [['198.51.100.0/24'], ['https://narrow.example/']],
+      ],
+    ),
+  );
+  assert.deepEqual(index.forDomain('a.b.uk'), ['https://rdap.uk.example/', 'http://rdap.uk.example/']);
+  assert.deepEqual(index.forDomain('shop.co.uk'), ['https://rdap.co-uk.example/base/']);
+  assert.deepEqual(index.forDomain('x.example.'), ['https://rdap.test.example/']);
+  assert.deepEqual(index.forDomain('x.invalid'), []);
+  assert.deepEqual(index.forIp('198.51.100.7'), ['https://narrow.example/']);
+  assert.deepEqual(index.forIp('::ffff:198.51.7.1'), ['https://wide.example/']);
+  assert.deepEqual(index.forIp('192.0.2.1'), []);
+  assert.throws(() => checkBootstrapFile({ services: [['com', 'https://x/']] }, 'dns.json'), /service 0/);
+});
+
+test('the store refreshes stale data in the background, and waits for a refresh only on a miss', async () => {
+  const clock = manualClock('2026-11-10T00:00:00Z');
+  const fetched: string[] = [];
+  const outcomes: RefreshOutcome[] = [];
+  let fail = false;
+  const store = createRdapBootstrapStore({
+    snapshot: snapshot([[['com'], ['https://old.example/']]]),
+    refreshUrl: 'https://mirror.example/rdap',
+    refreshIntervalMs: 24 * 3_600_000,
+    now: clock.now,
+    onRefresh: (outcome) => outcomes.push(outcome),
+    fetchText: async (url) => {
+      fetched.push(url);
+      if (fail) throw new Error('HTTP 503');
+      if (url.endsWith('dns.json')) return JSON.stringify({ services: [[['com', 'new'], ['https://new.example/']]] });
+      throw new Error('HTTP 404');
+    },
+  });
+  // Stale (retrieved nine days ago): the answer comes from the data in hand, the refresh runs behind it.
+  assert.deepEqual(await store.domainServers('a.com'), ['https://old.example/']);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(fetched, [
+    'https://mirror.example/rdap/dns.json',
+    'https://mirror.example/rdap/ipv4.json',
+    'https://mirror.example/rdap/ipv6.json',
+  ]);
+  assert.deepEqual(await store.domainServers('a.com'), ['https://new.example/']);
+  assert.equal(store.current().retrieved, '2026-11-10T00:00:00.000Z');
+  assert.deepEqual(outcomes[0], {
+    ok: true,
+    source: 'https://mirror.example/rdap/',
+    counts: { dns: 2, ipv4: 0, ipv6: 0 },
+  });
+
+  // Fresh data and a miss: no refresh so soon after the last one...
+  assert.deepEqual(await store.domainServers('a.unknown'), []);
+  assert.equal(fetched.length, 3);
+  // ... then one, waited for; then no other until REFRESH_RETRY_MS passes.
+  fail = true;
+  clock.advance(REFRESH_RETRY_MS);
+  assert.deepEqual(await store.domainServers('a.unknown'), []);
+  assert.equal(fetched.length, 6);
+  assert.equal(outcomes.at(-1)?.ok, false);
+  assert.deepEqual(await store.domainServers('b.unknown'), []);
+  assert.equal(fetched.length, 6);
+  clock.advance(REFRESH_RETRY_MS);
+  await store.domainServers('c.unknown');
+  assert.equal(fetched.length, 9);
+  // A failed refresh keeps the data in use.
+  assert.deepEqual(await store.domainServers('a.new'), ['https://new.example/']);
+});
+
+test('RDAP_BOOTSTRAP_REFRESH_HOURS=0 keeps the snapshot and never fetches', async () => {
+  const store = createRdapBootstrapStore({
+    snapshot: snapshot([[['com'], ['https://old.example/']]]),
+    refreshUrl: 'https://mirror.example/rdap/',
+    refreshIntervalMs: 0,
+    fetchText: async () => assert.fail('fetched'),
+  });
+  assert.deepEqual(await store.domainServers('x.unknown'), []);
+  assert.deepEqual(await store.domainServers('x.com'), ['https://old.example/']);
+});
+
+test('an RDAP domain reads into the same fields as WHOIS', () => {
+  assert.deepEqual(recordFromRdapDomain(rdapFixture('domain-example.json')), {
+    domain_name: 'example.rdaptest',
+    registrar: 'RESERVED-Internet Assigned Numbers Authority',
+    creation_date: '1995-08-14',
+    // '2026-08-13T23:30:00-05:00' is 2026-08-14 in UTC; the date as written is kept.
+    expiration_date: '2026-08-13',
+    updated_date: '2025-08-14',
+    name_servers: ['a.iana-servers.net', 'b.iana-servers.net'],
+    status: ['clientDeleteProhibited', 'clientTransferProhibited', 'clientUpdateProhibited', 'locked'],
+    dnssec: 'signedDelegation',
+    registered: true,
+  });
+  const bare = recordFromRdapDomain({
+    objectClassName: 'domain',
+    ldhName: 'x.example',
+    secureDNS: { delegationSigned: false },
+  });
+  assert.equal(bare.registrar, null);
+  assert.equal(bare.creation_date, null);
+  assert.equal(bare.dnssec, 'unsigned');
+  assert.equal(
+    recordFromRdapDomain({ events: [{ eventAction: 'registration', eventDate: '2024-02-30T00:00:00Z' }] })
+      .creation_date,
+    null,
+  );
+});
+
+test('RFC 8056 statuses map to EPP codes; the rest are kept as written', () => {
+  assert.equal(eppStatus('active'), 'ok');
+  assert.equal(eppStatus('Client Transfer Prohibited'), 'clientTransferProhibited');
+  assert.equal(eppStatus('redemption period'), 'redemptionPeriod');
+  assert.equal(eppStatus('pending delete'), 'pendingDelete');
+  assert.equal(eppStatus('server hold'), 'serverHold');
+  assert.equal(eppStatus('associated'), 'associated');
+});
+
+test('an RDAP network reads into the IP fields', () => {
+  const record = recordFromRdapNetwork(rdapFixture('ip-network-example.json'));
+  assert.equal(record.network_name, 'EXAMPLE-NET');
+  assert.equal(record.organisation, 'Example Networks B.V.');
+  assert.deepEqual(record.cidr, ['198.51.100.0/24']);
+  assert.equal(record.range, '198.51.100.0 - 198.51.100.255');
+  assert.equal(record.country, 'NL');
+  assert.equal(record.registry, 'ripe');
+  assert.equal(record.registered, null);
+  // Without cidr0, the prefixes are computed from the range.
+  const computed = recordFromRdapNetwork({
+    startAddress: '198.51.100.0',
+    endAddress: '198.51.100.191',
+    port43: 'whois.arin.net',
+  });
+  assert.deepEqual(computed.cidr, ['198.51.100.0/25', '198.51.100.128/26']);
+  assert.equal(computed.registry, 'arin');
+});
