@@ -19,7 +19,9 @@ import { type CallerResolver, createPublicOnlyCallerResolver } from './limits/ca
 import { createRateLimiter } from './limits/limiter.ts';
 import { registerRateLimiting } from './limits/rate-limit-hook.ts';
 import type { RateLimitStore } from './limits/store.ts';
+import type { Spawner } from './process/spawner.ts';
 import { createSharedState } from './scale/shared-state.ts';
+import { registerProbeRoutes } from './streams/register.ts';
 import { createTlsChecker } from './tls/inspect.ts';
 import { registerSslRoute } from './tls/route.ts';
 import { buildWhoisService } from './whois/build.ts';
@@ -37,6 +39,8 @@ export interface AppDeps {
   logStream?: DestinationStream;
   /** The one DNS resolver every capability uses (default: DNS_SERVERS with an in-process cache). */
   resolver?: Resolver;
+  /** Starts ping and traceroute (default: the real tools); tests pass fakes that replay captured output. */
+  spawner?: Spawner;
   /** The IP data behind /api/v1/json (default: from config and DATA_DIR, following data:update). */
   ipData?: IpDataStore;
   /** PEM certificates that replace Node's bundled roots for /ssl and RDAP over HTTPS (tests trust their own CA). */
@@ -125,6 +129,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       cacheSeconds: config.dnsblCacheSeconds,
     }),
   );
+  registerProbeRoutes(app, { config, resolver, now, spawner: deps.spawner });
   registerWhoisRoute(
     app,
     buildWhoisService(config, {

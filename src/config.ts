@@ -7,6 +7,7 @@ import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.ts';
 import { ipInfoConfigVariables } from './ipinfo/config.ts';
 import { parseRateLimits, type TierLimits } from './limits/tiers.ts';
 import { scaleConfigVariables } from './scale/config.ts';
+import { streamConfigVariables } from './streams/config.ts';
 import { tlsConfigVariables } from './tls/config.ts';
 import { whoisConfigVariables } from './whois/config.ts';
 
@@ -80,6 +81,7 @@ export const configVariables = {
   ...dnsConfigVariables,
   ...blacklistConfigVariables,
   ...scaleConfigVariables,
+  ...streamConfigVariables,
   ...ipInfoConfigVariables,
   ...whoisConfigVariables,
   ...tlsConfigVariables,

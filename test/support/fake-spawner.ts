@@ -1,0 +1,121 @@
+// A Spawner whose children are scripted: tests write their output chunk by chunk and decide when and
+// how they exit, without running anything. The fake behaves like a real child where the stream
+// relies on it: 'spawn' before any output, SIGKILL ends it with 'exit' and 'close', output written
+// after the end is dropped.
+import { EventEmitter } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
+import type { SpawnedTool, Spawner } from '../../src/process/spawner.ts';
+import { type CapturedOutput, halfLineChunks } from '../ping/captured-output.ts';
+
+export interface FakeChild {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly pid: number;
+  /** The signal it was killed with, if any. */
+  readonly killedWith: string | null;
+  readonly exited: boolean;
+  stdout(chunk: string | Buffer): void;
+  stderr(chunk: string | Buffer): void;
+  exit(code: number): void;
+}
+
+let nextPid = 4_000_000;
+
+/** Every child the spawner made, in order; `onSpawn` scripts each one. */
+export function createFakeSpawner(onSpawn: (child: FakeChild) => void = () => {}) {
+  const children: FakeChild[] = [];
+  const spawner: Spawner = (command, args) => {
+    const emitter = new EventEmitter();
+    const out = new PassThrough();
+    const err = new PassThrough();
+    let killedWith: string | null = null;
+    let exited = false;
+    const end = (code: number | null, signal: string | null) => {
+      if (exited) return;
+      exited = true;
+      out.end();
+      err.end();
+      emitter.emit('exit', code, signal);
+      // Like Node: 'close' once the pipes are drained.
+      let open = 2;
+      const drained = () => {
+        open--;
+        if (open === 0) emitter.emit('close', code, signal);
+      };
+      out.once('end', drained).resume();
+      err.once('end', drained).resume();
+    };
+    const child: FakeChild = {
+      command,
+      args,
+      pid: nextPid++,
+      get killedWith() {
+        return killedWith;
+      },
+      get exited() {
+        return exited;
+      },
+      stdout: (chunk) => {
+        if (!exited) out.write(chunk);
+      },
+      stderr: (chunk) => {
+        if (!exited) err.write(chunk);
+      },
+      exit: (code) => end(code, null),
+    };
+    const fake = Object.assign(emitter, {
+      pid: child.pid,
+      stdout: out,
+      stderr: err,
+      kill(signal: string = 'SIGTERM') {
+        if (exited) return false;
+        killedWith = signal;
+        setImmediate(() => end(null, signal));
+        return true;
+      },
+    });
+    children.push(child);
+    process.nextTick(() => {
+      emitter.emit('spawn');
+      onSpawn(child);
+    });
+    return fake as unknown as SpawnedTool;
+  };
+  return { spawner, children };
+}
+
+/** The exit code a capture's `.cmd` file recorded (`# exit code N`). */
+export function capturedExitCode(tool: 'ping' | 'traceroute', scenario: string): number {
+  const cmd = readFileSync(new URL(`../fixtures/${tool}/${scenario}.cmd`, import.meta.url), 'utf8');
+  const match = /^# exit code (\d+)$/m.exec(cmd);
+  if (!match) throw new Error(`${scenario}.cmd has no exit code`);
+  return Number(match[1]);
+}
+
+/** The command line a capture's `.cmd` file recorded, as arguments. */
+export function capturedCommand(tool: 'ping' | 'traceroute', scenario: string): string[] {
+  const cmd = readFileSync(new URL(`../fixtures/${tool}/${scenario}.cmd`, import.meta.url), 'utf8');
+  const line = cmd.split('\n').find((text) => text.startsWith(`${tool} `));
+  if (!line) throw new Error(`${scenario}.cmd has no ${tool} command line`);
+  return line.split(' ');
+}
+
+/**
+ * Replays a capture: stdout in half-line chunks (each on its own turn of the event loop, as pipe
+ * reads would arrive), then stderr likewise, then the recorded exit code.
+ */
+export function replayInHalfLines(capture: CapturedOutput, exitCode: number) {
+  return async (child: FakeChild) => {
+    for (const chunk of halfLineChunks(capture.stdout)) {
+      await new Promise((resolve) => setImmediate(resolve));
+      child.stdout(chunk);
+    }
+    for (const chunk of halfLineChunks(capture.stderr)) {
+      await new Promise((resolve) => setImmediate(resolve));
+      child.stderr(chunk);
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    child.exit(exitCode);
+  };
+}
