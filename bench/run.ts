@@ -6,6 +6,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { jsonScenarioSetup } from './json-scenario.ts';
+import { keyedScenarioSetup } from './keyed-scenario.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -37,6 +38,8 @@ export interface ScenarioSetup {
 
 const SCENARIOS: Record<string, Scenario> = {
   ipv6: { path: '/api/v1/ipv6', target: 0.7 },
+  // The same path with an API key on every request: key verification and per-account counting.
+  'ipv6-keyed': { path: '/api/v1/ipv6', target: 0.7, setup: keyedScenarioSetup },
   // 1,000 distinct public IPv4 clients through X-Forwarded-For, PTR answered by a local DNS server,
   // with all default data and the security feeds loaded.
   json: { path: '/api/v1/json', target: 0.6, setup: jsonScenarioSetup, p99UnderMs: 5, rssUnderMb: 300 },

@@ -15,6 +15,8 @@ export const SYSTEM_PACKAGES = {
     { command: 'knotd', package: 'knot' },
     { command: 'dig', package: 'bind9-dnsutils' },
     { command: 'redis-server', package: 'redis-server' },
+    { command: 'chromium', package: 'chromium' },
+    { command: 'pg_ctlcluster', package: 'postgresql' },
   ],
 } as const;
 

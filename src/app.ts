@@ -1,6 +1,8 @@
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
+import { ACCOUNT_PREFIX, registerAccountRoutes } from './accounts/account-routes.ts';
+import { createAccounts } from './accounts/accounts.ts';
 import { createBlacklistChecker } from './blacklist/checker.ts';
 import { registerBlacklistRoute } from './blacklist/route.ts';
 import type { Config } from './config.ts';
@@ -15,15 +17,17 @@ import { registerRequestContext, requestIdFor } from './http/request-context.ts'
 import type { IpDataStore } from './ipinfo/ip-data-store.ts';
 import { registerIpFamilyRoute } from './ipinfo/ip-family-route.ts';
 import { registerIpInfo } from './ipinfo/ip-info.ts';
-import { type CallerResolver, createPublicOnlyCallerResolver } from './limits/caller.ts';
+import type { CallerResolver } from './limits/caller.ts';
 import { createRateLimiter } from './limits/limiter.ts';
 import { registerRateLimiting } from './limits/rate-limit-hook.ts';
 import type { RateLimitStore } from './limits/store.ts';
 import type { Spawner } from './process/spawner.ts';
 import { createSharedState } from './scale/shared-state.ts';
+import type { AccountRepository } from './storage/repository.ts';
 import { registerProbeRoutes } from './streams/register.ts';
 import { createTlsChecker } from './tls/inspect.ts';
 import { registerSslRoute } from './tls/route.ts';
+import { registerDashboard } from './web/dashboard-routes.ts';
 import { buildWhoisService } from './whois/build.ts';
 import { registerWhoisRoute } from './whois/route.ts';
 import type { WhoisResult } from './whois/service.ts';
@@ -35,6 +39,8 @@ export interface AppDeps {
   now?: () => number;
   rateLimitStore?: RateLimitStore;
   callers?: CallerResolver;
+  /** Accounts, sessions and keys (default: SQLite from DATABASE_URL / DATA_DIR). */
+  accountRepository?: AccountRepository;
   /** Where log lines go (default stdout); tests capture them here. */
   logStream?: DestinationStream;
   /** The one DNS resolver every capability uses (default: DNS_SERVERS with an in-process cache). */
@@ -66,7 +72,17 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       // Belt and braces: Fastify's request serializer logs no headers, but a secret must never
       // reach a log even if someone logs a request object whole.
       redact: {
-        paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'],
+        paths: [
+          'req.headers.authorization',
+          'req.headers.cookie',
+          'headers.authorization',
+          'headers.cookie',
+          'headers["x-csrf-token"]',
+          'req.headers["x-csrf-token"]',
+          'res.headers["set-cookie"]',
+          'body.password',
+          'req.body.password',
+        ],
         censor: '[redacted]',
       },
       ...(deps.logStream ? { stream: deps.logStream } : {}),
@@ -98,10 +114,17 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const shared = await createSharedState(config, app, now);
   const store = deps.rateLimitStore ?? shared.rateLimitStore;
   app.addHook('onClose', async () => store.close());
+  const accounts = await createAccounts(app, config, {
+    now,
+    store,
+    repository: deps.accountRepository,
+    ownerChanges: shared.ownerChanges,
+  });
   registerRateLimiting(app, {
     limiter: createRateLimiter({ store, limits: config.rateLimits, now }),
-    callers: deps.callers ?? createPublicOnlyCallerResolver(),
+    callers: deps.callers ?? accounts.callers,
     prefix: API_PREFIX,
+    exclude: [ACCOUNT_PREFIX],
   });
 
   // Shared services every capability receives.
@@ -152,6 +175,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       ...(deps.trustedCertificates ? { trustedCertificates: deps.trustedCertificates } : {}),
     }),
   );
+  await registerAccountRoutes(app, accounts);
+  registerDashboard(app, accounts);
   registerOpenApiRoute(app);
   return app;
 }

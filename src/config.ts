@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { accountsConfigVariables } from './accounts/config.ts';
 import { blacklistConfigVariables } from './blacklist/config.ts';
 import type { ConfigVariable } from './config-values.ts';
 import { boolean, integerIn, text } from './config-values.ts';
@@ -7,6 +8,7 @@ import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.ts';
 import { ipInfoConfigVariables } from './ipinfo/config.ts';
 import { parseRateLimits, type TierLimits } from './limits/tiers.ts';
 import { scaleConfigVariables } from './scale/config.ts';
+import { storageConfigVariables } from './storage/config.ts';
 import { streamConfigVariables } from './streams/config.ts';
 import { tlsConfigVariables } from './tls/config.ts';
 import { whoisConfigVariables } from './whois/config.ts';
@@ -85,6 +87,8 @@ export const configVariables = {
   ...ipInfoConfigVariables,
   ...whoisConfigVariables,
   ...tlsConfigVariables,
+  ...storageConfigVariables,
+  ...accountsConfigVariables,
 } satisfies Record<string, ConfigVariable<unknown>>;
 
 type Variables = typeof configVariables;

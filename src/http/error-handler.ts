@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { StorageUnavailableError } from '../storage/errors.ts';
 import { ApiError, apiErrors } from './errors.ts';
 
 /** Methods every API path answers; anything else on a known path is a 405. */
@@ -48,6 +49,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (error instanceof ApiError) {
       if (error.status >= 500) request.log.warn({ code: error.code, message: error.message }, 'upstream failure');
       return send(reply, error);
+    }
+    if (error instanceof StorageUnavailableError) {
+      request.log.error({ err: { message: error.message } }, 'account database unavailable');
+      return send(reply, apiErrors.accountsUnavailable());
     }
     if (error.validation) {
       return send(reply, validationError(error.validation, request.routeOptions.config.parameterHints));

@@ -71,7 +71,65 @@ export const apiErrors = {
       { limit, reset },
     ),
 
+  // The account API (cookie sessions, not API keys).
+  missingField: (name: string) =>
+    new ApiError(400, 'bad_request', `Missing required field '${name}' in the JSON body.`),
+
+  invalidField: (name: string, expected: string) =>
+    new ApiError(400, 'bad_request', `Invalid field '${name}': ${expected}.`),
+
+  notSignedIn: () =>
+    new ApiError(
+      401,
+      'not_signed_in',
+      'Not signed in, or the session has expired. Log in with POST /api/v1/account/login (or at /dashboard).',
+    ),
+
+  /** The same answer for an unknown email and a wrong password, so it does not tell which emails exist. */
+  invalidCredentials: () => new ApiError(401, 'invalid_credentials', 'The email or the password is incorrect.'),
+
+  accountDisabled: () =>
+    new ApiError(403, 'account_disabled', 'This account is disabled. Contact the operator of this service.'),
+
+  csrfRejected: (reason: string) =>
+    new ApiError(
+      403,
+      'csrf_rejected',
+      `Refused as a possible cross-site request forgery: ${reason}. Send the session's token (from login or GET /api/v1/account) in the X-CSRF-Token header, from this site's own pages.`,
+    ),
+
+  keyQuotaReached: (plan: string, quota: number) =>
+    new ApiError(
+      403,
+      'key_quota_reached',
+      `Key quota reached: the ${plan} plan allows ${quota} active API keys. Revoke one before creating another.`,
+      { quota },
+    ),
+
+  keyNotFound: () => new ApiError(404, 'key_not_found', 'No active API key of yours has this id.'),
+
+  emailTaken: () => new ApiError(409, 'email_taken', 'An account with this email already exists. Log in instead.'),
+
+  unsupportedMediaType: () =>
+    new ApiError(415, 'unsupported_media_type', 'Send the request body as JSON, with Content-Type: application/json.'),
+
+  tooManyAttempts: (what: string, limit: number, reset: number, nowMs: number) =>
+    new ApiError(
+      429,
+      'too_many_attempts',
+      `Too many ${what}: at most ${limit} per window. Try again after ${new Date(reset * 1000).toISOString()}.`,
+      { limit, reset },
+      { 'retry-after': String(Math.max(1, reset - Math.floor(nowMs / 1000))) },
+    ),
+
   upstream: (message: string) => new ApiError(502, 'upstream_error', message),
+
+  accountsUnavailable: () =>
+    new ApiError(
+      502,
+      'accounts_unavailable',
+      'The account database is unavailable, so API keys and accounts cannot be checked right now; try again shortly. Requests without a key are not affected.',
+    ),
 
   internal: (requestId: string) =>
     new ApiError(500, 'internal_error', `Internal server error. Quote request id ${requestId} when reporting it.`),

@@ -17,10 +17,22 @@ resets (the one that would refuse first; on a tie, the daily one). A 429 body ca
 refused: hourly or daily) and \`reset\` (when that window resets).
 
 **Errors.** Every error is JSON \`{"error": "..."}\`: 400 bad parameter, 401 bad key, 404 unknown path,
-405 method other than GET/HEAD/OPTIONS, 429 limit, 500 internal (quote the X-Request-Id), 502 an upstream
+405 method the path does not serve, 429 limit, 500 internal (quote the X-Request-Id), 502 an upstream
 service failed.
 
-**CORS.** \`Access-Control-Allow-Origin: *\` on every response; the X-RateLimit-* headers are exposed.`;
+**CORS.** \`Access-Control-Allow-Origin: *\` on every response; the X-RateLimit-* headers are exposed.
+
+**API keys.** Format: \`nk_\` + 30 random base62 characters + a 6-character base62 CRC-32 of them (39 characters,
+\`\\bnk_[0-9A-Za-z]{36}\\b\`); a key with a bad checksum is refused without a lookup. Keys are made in the
+dashboard (\`/dashboard\`) or through the account API below, shown once, and stored only as an HMAC and an
+AES-256-GCM ciphertext.
+
+**Account API** (\`/api/v1/account\`, tag \`account\`). Used by the dashboard with a session cookie (HttpOnly,
+SameSite=Lax; \`__Host-netinfo_session\` and Secure over HTTPS), not with API keys, and limited on its own (300
+requests per hour per client; sign-ups and logins tighter) instead of by tier. Bodies are JSON only. POST and
+DELETE requests of a session need its \`X-CSRF-Token\` (returned by login, sign-up and \`GET /api/v1/account\`), and
+requests a browser marks cross-site (\`Sec-Fetch-Site\`, or an \`Origin\` other than the host) are refused with 403.
+Those paths answer the methods they list; others are 405.`;
 
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   app.addSchema(ErrorBody);
@@ -31,10 +43,23 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       tags: [
         { name: 'ip', description: "The caller's own address" },
         { name: 'operations', description: 'Health of the service (outside /api/v1, not rate-limited)' },
+        { name: 'account', description: 'Accounts, sessions and API keys, for the dashboard (cookie sessions)' },
       ],
       components: {
         securitySchemes: {
           apiKey: { type: 'http', scheme: 'bearer', description: 'An API key made in the dashboard (optional).' },
+          sessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'netinfo_session',
+            description: 'The dashboard session (`__Host-netinfo_session` over HTTPS), set by login and sign-up.',
+          },
+          csrfToken: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-CSRF-Token',
+            description: "The session's CSRF token, required with the cookie on POST and DELETE.",
+          },
         },
       },
     },

@@ -6,6 +6,7 @@ export const ErrorBody = Type.Object(
     error: Type.String({ description: 'What went wrong and what to fix.' }),
     limit: Type.Optional(Type.Integer({ description: '429 only: the limit that applied (hourly or daily).' })),
     reset: Type.Optional(Type.Integer({ description: '429 only: UNIX time at which that limit resets.' })),
+    quota: Type.Optional(Type.Integer({ description: '403 key quota only: the active keys the plan allows.' })),
   },
   { $id: 'ErrorBody', description: 'Error body of every non-2xx JSON response.' },
 );

@@ -1,4 +1,3 @@
-import { apiErrors } from '../http/errors.ts';
 import { ipv6Prefix64 } from '../net/ip-address.ts';
 import type { Tier } from './tiers.ts';
 
@@ -22,17 +21,4 @@ export interface CallerResolver {
 export function publicCaller(clientIp: string): Caller {
   const prefix = ipv6Prefix64(clientIp);
   return { tier: 'public', subject: prefix === null ? `ip:${clientIp}` : `net:${prefix}` };
-}
-
-/**
- * The resolver while no accounts exist: every request is public, and a presented key is refused,
- * since no key can be valid yet (silently ignoring it would hide a client's mistake).
- */
-export function createPublicOnlyCallerResolver(): CallerResolver {
-  return {
-    async resolve(clientIp, authorization) {
-      if (authorization !== undefined) throw apiErrors.invalidApiKey();
-      return publicCaller(clientIp);
-    },
-  };
 }

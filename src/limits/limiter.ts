@@ -23,6 +23,22 @@ export interface RateLimiter {
 }
 
 /**
+ * The two windows a request of `subject` on `tier` counts in at `time`, with their store keys (also
+ * read by the account page to show usage).
+ */
+export function rateLimitWindows(limits: TierLimits, tier: Tier, subject: string, time: number) {
+  return (['hourly', 'daily'] as const).map((name) => {
+    const index = Math.floor(time / WINDOW_MS[name]);
+    return {
+      name,
+      limit: limits[tier][name],
+      resetMs: (index + 1) * WINDOW_MS[name],
+      key: `rl:${tier}:${name}:${index}:${subject}`,
+    };
+  });
+}
+
+/**
  * Fixed windows aligned to the UTC hour and the UTC day, both applied to every request. Windows
  * are keyed by their index, so a new hour is a new counter: no reset job, and the store only needs
  * an atomic all-or-nothing increment.
@@ -36,16 +52,7 @@ export function createRateLimiter(options: {
   const now = options.now ?? Date.now;
   return {
     async check(tier, subject) {
-      const time = now();
-      const windows = (['hourly', 'daily'] as const).map((name) => {
-        const index = Math.floor(time / WINDOW_MS[name]);
-        return {
-          name,
-          limit: limits[tier][name],
-          resetMs: (index + 1) * WINDOW_MS[name],
-          key: `rl:${tier}:${name}:${index}:${subject}`,
-        };
-      });
+      const windows = rateLimitWindows(limits, tier, subject, now());
       const result = await store.consume(
         windows.map((window) => ({ key: window.key, limit: window.limit, expiresAt: window.resetMs })),
       );

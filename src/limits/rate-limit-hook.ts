@@ -25,11 +25,19 @@ function rateLimitHeaders(decision: RateLimitDecision): Record<string, number> {
  */
 export function registerRateLimiting(
   app: FastifyInstance,
-  options: { limiter: RateLimiter; callers: CallerResolver; prefix: string },
+  options: {
+    limiter: RateLimiter;
+    callers: CallerResolver;
+    prefix: string;
+    /** Paths under `prefix` that keep limits of their own (the cookie-authenticated account API). */
+    exclude?: readonly string[];
+  },
 ): void {
   const { limiter, callers, prefix } = options;
+  const exclude = options.exclude ?? [];
   app.addHook('onRequest', async (request, reply) => {
     if (request.method === 'OPTIONS' || !request.url.startsWith(prefix)) return;
+    if (exclude.some((path) => isUnderPath(request.url, path))) return;
     let caller: Caller;
     let keyRejection: ApiError | undefined;
     try {
@@ -48,4 +56,11 @@ export function registerRateLimiting(
     if (keyRejection) throw keyRejection;
     request.caller = caller;
   });
+}
+
+/** `/a/b` is under `/a` (as are `/a`, `/a?x` and `/a/`), `/ab` is not. */
+export function isUnderPath(url: string, path: string): boolean {
+  if (!url.startsWith(path)) return false;
+  const next = url[path.length];
+  return next === undefined || next === '/' || next === '?';
 }

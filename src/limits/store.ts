@@ -19,6 +19,7 @@ export interface ConsumeResult {
  * default; a Redis store gives every instance the same counters.
  */
 export interface RateLimitStore {
+  /** A counter with limit 0 is never incremented: `consume` then just reads its value. */
   consume(counters: readonly CounterRequest[]): Promise<ConsumeResult>;
   close(): Promise<void>;
 }

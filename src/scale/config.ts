@@ -6,7 +6,7 @@ export const scaleConfigVariables = {
     name: 'REDIS_URL',
     defaultText: 'empty',
     description:
-      'Redis for rate-limit counters and the DNS, blacklist and reverse-DNS caches shared by every instance (`redis://[user:password@]host:port[/db]`). Empty: all in this process.',
+      'Redis for rate-limit counters, the DNS, blacklist, reverse-DNS and WHOIS caches, and key revocations, shared by every instance (`redis://[user:password@]host:port[/db]`). Empty: all in this process.',
     parse: (raw: string | undefined): string | null => {
       const value = text('')(raw);
       if (value === '') return null;

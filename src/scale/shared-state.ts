@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
+import { createRedisOwnerChanges, type OwnerChanges } from '../accounts/owner-changes.ts';
 import { createRedisTtlCache } from '../cache/redis-ttl-cache.ts';
 import { createMemoryTtlCache, type TtlCache } from '../cache/ttl-cache.ts';
 import type { Config } from '../config.ts';
@@ -15,6 +16,8 @@ export interface SharedState {
   readonly rateLimitStore: RateLimitStore;
   dnsCache(maxEntries: number): DnsCache;
   ttlCache<T>(namespace: string, maxEntries: number): TtlCache<T>;
+  /** How instances tell each other that key owners changed; null with a single process. */
+  readonly ownerChanges: OwnerChanges | null;
 }
 
 /** How long startup waits for Redis before serving degraded (per-process limits) instead. */
@@ -26,6 +29,7 @@ export async function createSharedState(config: Config, app: FastifyInstance, no
       rateLimitStore: createMemoryRateLimitStore(now),
       dnsCache: (maxEntries) => createMemoryDnsCache({ maxEntries, now }),
       ttlCache: (_namespace, maxEntries) => createMemoryTtlCache({ maxEntries, now }),
+      ownerChanges: null,
     };
   }
 
@@ -63,5 +67,6 @@ export async function createSharedState(config: Config, app: FastifyInstance, no
     rateLimitStore,
     dnsCache: () => createDnsCacheOver(createRedisTtlCache<StoredAnswer>(redis, 'dns', reportOutage), { now }),
     ttlCache: <T>(namespace: string) => createRedisTtlCache<T>(redis, namespace, reportOutage),
+    ownerChanges: createRedisOwnerChanges(redis),
   };
 }

@@ -1,0 +1,108 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { apiErrors } from '../http/errors.ts';
+import type { Accounts } from './accounts.ts';
+import {
+  type RequestFacts,
+  readCookie,
+  requestHost,
+  isSecureRequest as secureRequest,
+  sessionCookie,
+  sessionCookieName,
+} from './session-cookie.ts';
+import type { ActiveSession } from './sessions.ts';
+
+export function requestFacts(request: FastifyRequest): RequestFacts {
+  return { headers: request.headers, socket: request.raw.socket as RequestFacts['socket'] };
+}
+
+export function isSecureRequest(accounts: Accounts, request: FastifyRequest): boolean {
+  return secureRequest(requestFacts(request), accounts.trustProxy);
+}
+
+/** The session cookie's value for this kind of request (HTTPS reads only the `__Host-` name). */
+export function presentedSessionId(accounts: Accounts, request: FastifyRequest): string | undefined {
+  return readCookie(request.headers.cookie, sessionCookieName(isSecureRequest(accounts, request)));
+}
+
+export function currentSession(accounts: Accounts, request: FastifyRequest): Promise<ActiveSession | undefined> {
+  return accounts.sessions.resume(presentedSessionId(accounts, request));
+}
+
+export async function requireSession(accounts: Accounts, request: FastifyRequest): Promise<ActiveSession> {
+  const session = await currentSession(accounts, request);
+  if (!session) throw apiErrors.notSignedIn();
+  return session;
+}
+
+/** State changes of a session need its CSRF token in X-CSRF-Token. */
+export function requireCsrfToken(accounts: Accounts, request: FastifyRequest, session: ActiveSession): void {
+  const header = request.headers['x-csrf-token'];
+  const presented = Array.isArray(header) ? undefined : header;
+  if (!accounts.sessions.csrfTokenMatches(session, presented)) {
+    throw apiErrors.csrfRejected(
+      presented === undefined ? 'the X-CSRF-Token header is missing' : 'the X-CSRF-Token is wrong',
+    );
+  }
+}
+
+/**
+ * Why a state-changing request looks cross-site, or null. Browsers that send Fetch Metadata (every
+ * current one, over HTTPS and on localhost) say it in Sec-Fetch-Site; others are judged by Origin
+ * against the host they addressed. A request with neither is not from a browser page (curl, a
+ * script), so there is no victim's cookie to abuse; the CSRF token still guards the session's actions.
+ */
+export function crossSiteReason(accounts: Accounts, request: FastifyRequest): string | null {
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined) return site === 'same-origin' || site === 'none' ? null : `Sec-Fetch-Site is ${site}`;
+  const origin = request.headers.origin;
+  if (origin === undefined) return null;
+  const host = requestHost(requestFacts(request), accounts.trustProxy);
+  try {
+    const originUrl = new URL(origin);
+    if (host !== undefined && originUrl.host === new URL(`${originUrl.protocol}//${host}`).host) return null;
+  } catch {
+    return 'the Origin header is malformed';
+  }
+  return `Origin ${origin} is not this site`;
+}
+
+/**
+ * Renewal at login and sign-up: whatever session this browser presented ends, and a fresh one is
+ * started and handed over in the cookie. Returns its CSRF token.
+ */
+export async function startSession(
+  accounts: Accounts,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  accountId: string,
+): Promise<string> {
+  const previous = presentedSessionId(accounts, request);
+  if (previous !== undefined) await accounts.sessions.end(previous);
+  const session = await accounts.sessions.start(accountId);
+  const secure = isSecureRequest(accounts, request);
+  reply.header('set-cookie', sessionCookie(session.id, { secure, maxAgeSeconds: session.maxAgeSeconds }));
+  return session.csrfToken;
+}
+
+interface ValidationIssue {
+  instancePath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+}
+
+/**
+ * Routes here validate with `attachValidation`, so body errors name a JSON field (the shared
+ * handler's wording is about query parameters).
+ */
+export function throwIfInvalid(request: FastifyRequest, hints: Record<string, string>): void {
+  const failure = request.validationError;
+  if (!failure) return;
+  // A path id of the wrong shape cannot name a key of this account.
+  if (failure.validationContext === 'params') throw apiErrors.keyNotFound();
+  const issue = (failure.validation as ValidationIssue[] | undefined)?.[0];
+  if (!issue) throw apiErrors.badRequest('The body must be a JSON object.');
+  if (issue.keyword === 'required') throw apiErrors.missingField(String(issue.params.missingProperty));
+  const name = issue.instancePath.replace(/^\//, '').split('/')[0] ?? '';
+  if (name === '') throw apiErrors.badRequest('The body must be a JSON object.');
+  throw apiErrors.invalidField(name, hints[name] ?? 'not accepted');
+}

@@ -1,0 +1,112 @@
+import { Type } from 'typebox';
+import { API_KEY_PREFIX } from './api-key-format.ts';
+import { ID_PATTERN } from './key-service.ts';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.ts';
+
+export const KEY_NAME_MAX_LENGTH = 64;
+
+const accountHeaders = {
+  'X-RateLimit-Limit': { description: 'Requests per hour this client may make to the account API.', type: 'integer' },
+  'X-RateLimit-Remaining': { description: 'Requests left in this hour.', type: 'integer' },
+  'X-RateLimit-Reset': { description: 'UNIX time at which the hour resets.', type: 'integer' },
+  'Cache-Control': { description: 'Always `no-store`: these answers carry tokens and keys.', type: 'string' },
+} as const;
+
+/** A documented response of the account API. */
+export function accountResponse<T extends object>(schema: T, description: string) {
+  return { ...schema, description, headers: accountHeaders };
+}
+export const accountError = (description: string) => ({
+  ...Type.Ref('ErrorBody'),
+  description,
+  headers: accountHeaders,
+});
+const error = accountError;
+
+export const accountErrors = {
+  400: error('Invalid JSON or field (the message names the field).'),
+  415: error('The body is not JSON.'),
+  429: error('Too many requests or attempts; the body carries `limit` and `reset`, and `Retry-After` is set.'),
+  500: error('Internal server error (details are logged with the request id).'),
+};
+export const sessionErrors = {
+  401: error('Not signed in, or the session has expired.'),
+};
+export const csrfErrors = {
+  403: error('Refused as cross-site: no or wrong X-CSRF-Token, or a cross-origin Origin / Sec-Fetch-Site.'),
+};
+
+export const Credentials = Type.Object(
+  {
+    email: Type.String({ maxLength: 320, description: 'Normalised: trimmed, lower case, domain in punycode.' }),
+    password: Type.String({
+      maxLength: 1024,
+      description: `${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters (after Unicode NFKC normalisation) at sign-up.`,
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const SignedIn = Type.Object({
+  email: Type.String(),
+  plan: Type.Union([Type.Literal('free'), Type.Literal('pro')]),
+  csrf_token: Type.String({ description: 'Send it as `X-CSRF-Token` on POST and DELETE requests of this session.' }),
+});
+
+const WindowUsage = Type.Object({
+  used: Type.Integer({ description: 'Requests counted in this window, over all of the account’s keys.' }),
+  limit: Type.Integer(),
+  reset: Type.Integer({ description: 'UNIX time at which the window resets.' }),
+});
+
+export const AccountView = Type.Object({
+  email: Type.String(),
+  plan: Type.Union([Type.Literal('free'), Type.Literal('pro')], {
+    description: 'free by default; pro is set by the operator (`npm run admin -- plan <email> pro`).',
+  }),
+  created_at: Type.String({ description: 'ISO 8601, UTC.' }),
+  limits: Type.Object({ hourly: Type.Integer(), daily: Type.Integer() }, { description: 'The plan’s rate limits.' }),
+  usage: Type.Object(
+    { hourly: WindowUsage, daily: WindowUsage },
+    { description: 'This UTC hour and this UTC day, as the rate limiter counts them.' },
+  ),
+  keys: Type.Object({
+    active: Type.Integer({ description: 'Keys not revoked.' }),
+    quota: Type.Integer({ description: 'Active keys the plan allows (free 5, pro 20).' }),
+  }),
+  csrf_token: Type.String({ description: 'Send it as `X-CSRF-Token` on POST and DELETE requests of this session.' }),
+});
+
+export const KeyView = Type.Object({
+  id: Type.String({ description: 'Used to revoke the key.' }),
+  name: Type.String(),
+  prefix: Type.String({
+    description: `The key’s first characters (\`${API_KEY_PREFIX}\` and 6 more), to tell keys apart.`,
+  }),
+  created_at: Type.String({ description: 'ISO 8601, UTC.' }),
+  last_used_at: Type.Union([Type.String(), Type.Null()], {
+    description: 'ISO 8601, UTC, or null if never used. Written in batches about once a minute.',
+  }),
+});
+
+export const KeyList = Type.Object({ keys: Type.Array(KeyView, { description: 'Active keys, oldest first.' }) });
+
+export const NewKeyRequest = Type.Object(
+  {
+    name: Type.String({
+      minLength: 1,
+      maxLength: KEY_NAME_MAX_LENGTH,
+      description: 'What the key is for, e.g. "backup server".',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const CreatedKey = Type.Object({
+  ...KeyView.properties,
+  key: Type.String({
+    description: `The key itself, \`${API_KEY_PREFIX}\` + 36 base62 characters. Shown this once: only its hash and an encrypted copy are stored.`,
+  }),
+});
+
+export const KeyIdParams = Type.Object({ id: Type.String({ pattern: ID_PATTERN }) });

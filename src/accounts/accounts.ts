@@ -1,0 +1,101 @@
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.ts';
+import type { TrustProxy } from '../http/trust-proxy.ts';
+import type { CallerResolver } from '../limits/caller.ts';
+import type { RateLimitStore } from '../limits/store.ts';
+import { openRepository } from '../storage/open.ts';
+import type { AccountRepository } from '../storage/repository.ts';
+import { type AccountLimiter, createAccountLimiter } from './account-limits.ts';
+import { type AccountService, createAccountService } from './account-service.ts';
+import { createKeyCache } from './key-cache.ts';
+import { createApiKeyCallerResolver } from './key-callers.ts';
+import { createKeyService, type KeyService } from './key-service.ts';
+import { createKeyUsageRecorder } from './key-usage.ts';
+import { buildKeyring } from './keyring.ts';
+import { loadMasterKey } from './master-key.ts';
+import { announcingOwnerChanges, type OwnerChanges } from './owner-changes.ts';
+import { createSessionService, type SessionService } from './sessions.ts';
+
+/** Everything the account routes, the dashboard and the rate-limit hook need, built once. */
+export interface Accounts {
+  readonly callers: CallerResolver;
+  readonly repository: AccountRepository;
+  readonly accounts: AccountService;
+  readonly sessions: SessionService;
+  readonly keys: KeyService;
+  readonly limiter: AccountLimiter;
+  readonly trustProxy: TrustProxy;
+  readonly now: () => number;
+}
+
+const SWEEP_EVERY_MS = 3_600_000;
+
+/**
+ * Opens the database (migrating it), loads or creates the master key, and wires the services. The
+ * repository may be injected (tests, and later PostgreSQL); it is closed with the app.
+ */
+export async function createAccounts(
+  app: FastifyInstance,
+  config: Config,
+  options: {
+    now: () => number;
+    store: RateLimitStore;
+    repository?: AccountRepository;
+    keyUsageFlushMs?: number;
+    /** Present when several instances share the accounts (REDIS_URL): see owner-changes.ts. */
+    ownerChanges?: OwnerChanges | null;
+  },
+): Promise<Accounts> {
+  const { now, store } = options;
+  const stored =
+    options.repository ??
+    (await openRepository(config.database, config.dataDir, (error) =>
+      app.log.error({ err: { message: error.message } }, 'account database connection error'),
+    ));
+  const ownerChanges = options.ownerChanges ?? undefined;
+  const repository = ownerChanges ? announcingOwnerChanges(stored, ownerChanges) : stored;
+  const keyring = buildKeyring(loadMasterKey({ configured: config.masterKey, dataDir: config.dataDir, log: app.log }));
+  const usage = createKeyUsageRecorder({
+    repository,
+    now,
+    flushEveryMs: options.keyUsageFlushMs,
+    onError: (error) => app.log.error({ err: error }, 'could not record API key last-used times; will retry'),
+  });
+  const keys = createKeyService({
+    repository,
+    keyring,
+    cache: createKeyCache({ now }),
+    usage,
+    now,
+    ...(ownerChanges ? { ownerChanges } : {}),
+  });
+  const sessions = createSessionService({
+    repository,
+    csrfKey: keyring.current.csrfKey,
+    idleMs: config.sessionIdleMinutes * 60_000,
+    now,
+  });
+
+  const sweep = () =>
+    sessions.sweep().catch((error: unknown) => app.log.warn({ err: error }, 'could not delete expired sessions'));
+  const sweeper = setInterval(sweep, SWEEP_EVERY_MS);
+  sweeper.unref();
+  void sweep();
+  app.addHook('onClose', async () => {
+    clearInterval(sweeper);
+    await usage.close();
+    await repository.close();
+  });
+  app.readiness.add('accounts', () => ({ state: 'ready' }));
+
+  return {
+    callers: createApiKeyCallerResolver(keys),
+    repository,
+    accounts: createAccountService({ repository, store, limits: config.rateLimits, now }),
+    sessions,
+    keys,
+    limiter: createAccountLimiter(store, now),
+    trustProxy: config.trustProxy,
+    now,
+  };
+}

@@ -1,0 +1,55 @@
+import type { Redis } from 'ioredis';
+import type { AccountRepository } from '../storage/repository.ts';
+
+/**
+ * A version number shared by every instance, bumped whenever who may use a key changes (a key
+ * revoked, a plan changed, an account disabled). Each instance compares it before trusting its
+ * cache of verified keys, so a key revoked through one instance is refused by every other on the
+ * very next request: the bump completes before the revocation's response is sent.
+ */
+export interface OwnerChanges {
+  /** The current version, or null when it cannot be read (then nothing cached may be trusted). */
+  version(): Promise<string | null>;
+  announce(): Promise<void>;
+}
+
+const VERSION_KEY = 'netinfo:key-owners:version';
+
+export function createRedisOwnerChanges(redis: Redis): OwnerChanges {
+  return {
+    async version() {
+      try {
+        return (await redis.get(VERSION_KEY)) ?? '0';
+      } catch {
+        return null;
+      }
+    },
+    async announce() {
+      // If Redis is down the change still holds in the database; instances that cannot read the
+      // version meanwhile do not trust their caches (version() is null), so nothing stale is served.
+      await redis.incr(VERSION_KEY).catch(() => {});
+    },
+  };
+}
+
+/** The repository, announcing every change of key ownership after it is stored. */
+export function announcingOwnerChanges(repository: AccountRepository, changes: OwnerChanges): AccountRepository {
+  return {
+    ...repository,
+    async setPlan(accountId, plan) {
+      await repository.setPlan(accountId, plan);
+      await changes.announce();
+    },
+    async setDisabled(accountId, disabledAt) {
+      await repository.setDisabled(accountId, disabledAt);
+      await changes.announce();
+    },
+    async revokeKey(accountId, keyId, revokedAt) {
+      const revoked = await repository.revokeKey(accountId, keyId, revokedAt);
+      if (revoked) await changes.announce();
+      return revoked;
+    },
+    changedElsewhere: () => repository.changedElsewhere(),
+    close: () => repository.close(),
+  };
+}

@@ -1,0 +1,56 @@
+// `npm run admin -- <command>`: account administration from the shell, on the database the service
+// uses (DATABASE_URL or DATA_DIR/netinfo.db, read from the same environment).
+
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ADMIN_USAGE, runAdminCommand } from './accounts/admin.ts';
+import { buildKeyring, type Keyring } from './accounts/keyring.ts';
+import { MASTER_KEY_FILE, parseMasterKeys } from './accounts/master-key.ts';
+import { announcingOwnerChanges, createRedisOwnerChanges } from './accounts/owner-changes.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { createRedisClient } from './scale/redis.ts';
+import { openRepository } from './storage/open.ts';
+
+function readKeyringFile(dataDir: string): Keyring | undefined {
+  const file = path.join(dataDir, MASTER_KEY_FILE);
+  if (!existsSync(file)) return undefined;
+  return buildKeyring(parseMasterKeys(readFileSync(file, 'utf8'), file));
+}
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  if (args.length === 0 || args[0] === 'help' || args[0] === '--help') {
+    console.log(ADMIN_USAGE);
+    return args.length === 0 ? 1 : 0;
+  }
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      return 1;
+    }
+    throw error;
+  }
+  const stored = await openRepository(config.database, config.dataDir);
+  // With several instances, tell them at once that a plan or an account's state changed.
+  const redis = config.redisUrl ? createRedisClient(config.redisUrl) : null;
+  redis?.on('error', () => {});
+  const repository = redis ? announcingOwnerChanges(stored, createRedisOwnerChanges(redis)) : stored;
+  try {
+    // Only rotate-keys needs the master keys; reading them never creates one.
+    const keyring = config.masterKey ? buildKeyring(config.masterKey) : readKeyringFile(config.dataDir);
+    return await runAdminCommand(args, {
+      repository,
+      now: Date.now,
+      print: (line) => console.log(line),
+      ...(keyring ? { keyring } : {}),
+    });
+  } finally {
+    await repository.close();
+    redis?.disconnect();
+  }
+}
+
+process.exitCode = await main();

@@ -1,0 +1,336 @@
+import pg from 'pg';
+import { StorageUnavailableError } from './errors.ts';
+import { MIGRATIONS_TABLE, pendingMigrations } from './migrations.ts';
+import type {
+  AccountRecord,
+  AccountRepository,
+  AccountSummary,
+  ApiKeyRecord,
+  KeyOwner,
+  Plan,
+  SessionRecord,
+} from './repository.ts';
+
+type Row = Record<string, unknown>;
+
+/** The channel on which every instance hears that key owners changed (revocation, plan, disable). */
+const CHANGES_CHANNEL = 'netinfo_key_owners';
+/** One number for all netinfo instances: migrations run under this advisory lock, one at a time. */
+const MIGRATION_LOCK = 7_245_031;
+
+const timeOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+
+function toAccount(row: Row): AccountRecord {
+  return {
+    id: String(row.id),
+    email: String(row.email),
+    passwordHash: String(row.password_hash),
+    plan: String(row.plan) as Plan,
+    createdAt: Number(row.created_at),
+    disabledAt: timeOrNull(row.disabled_at),
+  };
+}
+
+function toSession(row: Row): SessionRecord {
+  return {
+    idHash: String(row.id_hash),
+    accountId: String(row.account_id),
+    createdAt: Number(row.created_at),
+    lastSeenAt: Number(row.last_seen_at),
+    expiresAt: Number(row.expires_at),
+  };
+}
+
+function toKey(row: Row): ApiKeyRecord {
+  return {
+    id: String(row.id),
+    accountId: String(row.account_id),
+    name: String(row.name),
+    displayPrefix: String(row.display_prefix),
+    lookupHash: String(row.lookup_hash),
+    secret: {
+      keyVersion: Number(row.key_version),
+      nonce: String(row.nonce),
+      ciphertext: String(row.ciphertext),
+      tag: String(row.tag),
+    },
+    createdAt: Number(row.created_at),
+    lastUsedAt: timeOrNull(row.last_used_at),
+    revokedAt: timeOrNull(row.revoked_at),
+  };
+}
+
+async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect().catch((error: unknown) => {
+    throw new StorageUnavailableError(error);
+  });
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error instanceof StorageUnavailableError ? error : new StorageUnavailableError(error);
+  } finally {
+    client.release();
+  }
+}
+
+/** Applies pending migrations, one instance at a time (advisory lock), each in the same transaction. */
+export async function migratePostgres(pool: pg.Pool, now: () => number = Date.now): Promise<number> {
+  return inTransaction(pool, async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await client.query(MIGRATIONS_TABLE);
+    const current = Number(
+      (await client.query('SELECT MAX(version) AS version FROM schema_migrations')).rows[0]?.version ?? 0,
+    );
+    let version = current;
+    for (const migration of pendingMigrations(current)) {
+      for (const statement of migration.statements) await client.query(statement);
+      await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
+        migration.version,
+        migration.name,
+        now(),
+      ]);
+      version = migration.version;
+    }
+    return version;
+  });
+}
+
+/**
+ * The repository over PostgreSQL (`pg`), for several instances sharing accounts. Changes that
+ * affect who owns a valid key are announced with NOTIFY in the same transaction, and every
+ * instance LISTENs, so a key revoked through one instance is dropped from the others' caches as
+ * soon as the change commits. Connection failures reject the call; the routes answer 502.
+ */
+export async function openPostgresRepository(
+  url: string,
+  options: { onError?: (error: Error) => void; poolSize?: number } = {},
+): Promise<AccountRepository> {
+  const onError = options.onError ?? (() => {});
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 3000,
+    idleTimeoutMillis: 30_000,
+  });
+  pool.on('error', onError);
+  await migratePostgres(pool);
+
+  let changed = false;
+  let listener: pg.Client | undefined;
+  let closed = false;
+  const listen = async () => {
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+    client.on('notification', () => {
+      changed = true;
+    });
+    client.on('error', (error) => {
+      onError(error);
+      // Anything may have changed while we were not listening.
+      changed = true;
+      listener = undefined;
+      if (!closed) setTimeout(() => void listen().catch(onError), 1000).unref();
+    });
+    await client.connect();
+    await client.query(`LISTEN ${CHANGES_CHANNEL}`);
+    listener = client;
+  };
+  await listen();
+
+  const query = async (text: string, values: unknown[] = []) => {
+    try {
+      return (await pool.query(text, values)).rows as Row[];
+    } catch (error) {
+      throw new StorageUnavailableError(error);
+    }
+  };
+  const announce = (client: pg.PoolClient | pg.Pool) => client.query(`NOTIFY ${CHANGES_CHANNEL}`);
+
+  return {
+    async createAccount(account) {
+      const rows = await query(
+        `INSERT INTO accounts (id, email, password_hash, plan, created_at, disabled_at) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (email) DO NOTHING RETURNING id`,
+        [account.id, account.email, account.passwordHash, account.plan, account.createdAt, account.disabledAt],
+      );
+      return rows.length === 1 ? 'created' : 'duplicate-email';
+    },
+    async findAccountByEmail(email) {
+      const [row] = await query('SELECT * FROM accounts WHERE email = $1', [email]);
+      return row && toAccount(row);
+    },
+    async findAccountById(id) {
+      const [row] = await query('SELECT * FROM accounts WHERE id = $1', [id]);
+      return row && toAccount(row);
+    },
+    async updatePasswordHash(accountId, passwordHash) {
+      await query('UPDATE accounts SET password_hash = $1 WHERE id = $2', [passwordHash, accountId]);
+    },
+    async setPlan(accountId, plan) {
+      await inTransaction(pool, async (client) => {
+        await client.query('UPDATE accounts SET plan = $1 WHERE id = $2', [plan, accountId]);
+        await announce(client);
+      });
+    },
+    async setDisabled(accountId, disabledAt) {
+      await inTransaction(pool, async (client) => {
+        await client.query('UPDATE accounts SET disabled_at = $1 WHERE id = $2', [disabledAt, accountId]);
+        await announce(client);
+      });
+    },
+    async listAccounts() {
+      const rows = await query(
+        `SELECT a.id, a.email, a.plan, a.created_at, a.disabled_at,
+                COUNT(k.id) - COUNT(k.revoked_at) AS active_keys, MAX(k.last_used_at) AS last_used_at
+         FROM accounts a LEFT JOIN api_keys k ON k.account_id = a.id
+         GROUP BY a.id, a.email, a.plan, a.created_at, a.disabled_at
+         ORDER BY a.created_at, a.id`,
+      );
+      return rows.map(
+        (row): AccountSummary => ({
+          id: String(row.id),
+          email: String(row.email),
+          plan: String(row.plan) as Plan,
+          createdAt: Number(row.created_at),
+          disabledAt: timeOrNull(row.disabled_at),
+          activeKeys: Number(row.active_keys),
+          lastUsedAt: timeOrNull(row.last_used_at),
+        }),
+      );
+    },
+
+    async createSession(session) {
+      await query(
+        'INSERT INTO sessions (id_hash, account_id, created_at, last_seen_at, expires_at) VALUES ($1, $2, $3, $4, $5)',
+        [session.idHash, session.accountId, session.createdAt, session.lastSeenAt, session.expiresAt],
+      );
+    },
+    async findSession(idHash) {
+      const [row] = await query('SELECT * FROM sessions WHERE id_hash = $1', [idHash]);
+      return row && toSession(row);
+    },
+    async touchSession(idHash, lastSeenAt, expiresAt) {
+      await query('UPDATE sessions SET last_seen_at = $1, expires_at = $2 WHERE id_hash = $3', [
+        lastSeenAt,
+        expiresAt,
+        idHash,
+      ]);
+    },
+    async deleteSession(idHash) {
+      await query('DELETE FROM sessions WHERE id_hash = $1', [idHash]);
+    },
+    async deleteSessionsOfAccount(accountId) {
+      await query('DELETE FROM sessions WHERE account_id = $1', [accountId]);
+    },
+    async deleteExpiredSessions(now) {
+      return inTransaction(pool, async (client) => {
+        return (await client.query('DELETE FROM sessions WHERE expires_at <= $1', [now])).rowCount ?? 0;
+      });
+    },
+
+    async createKeyWithinQuota(key, quota) {
+      return inTransaction(pool, async (client) => {
+        // Locking the account row serialises concurrent creations for one account, so the count
+        // below cannot be overtaken: exactly `quota` keys get through.
+        const owner = await client.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [key.accountId]);
+        if (owner.rowCount === 0) throw new Error('no such account');
+        const { rows } = await client.query(
+          'SELECT COUNT(*) AS count FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL',
+          [key.accountId],
+        );
+        if (Number(rows[0]?.count) >= quota) return 'quota-reached' as const;
+        await client.query(
+          `INSERT INTO api_keys (id, account_id, name, display_prefix, lookup_hash, key_version, nonce, ciphertext, tag,
+                                 created_at, last_used_at, revoked_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+          [
+            key.id,
+            key.accountId,
+            key.name,
+            key.displayPrefix,
+            key.lookupHash,
+            key.secret.keyVersion,
+            key.secret.nonce,
+            key.secret.ciphertext,
+            key.secret.tag,
+            key.createdAt,
+            key.lastUsedAt,
+            key.revokedAt,
+          ],
+        );
+        return 'created' as const;
+      });
+    },
+    async countActiveKeys(accountId) {
+      const [row] = await query('SELECT COUNT(*) AS count FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL', [
+        accountId,
+      ]);
+      return Number(row?.count ?? 0);
+    },
+    async listActiveKeys(accountId) {
+      const rows = await query(
+        'SELECT * FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL ORDER BY created_at, id',
+        [accountId],
+      );
+      return rows.map(toKey);
+    },
+    async findKeyOwner(lookupHash): Promise<KeyOwner | undefined> {
+      const [row] = await query(
+        `SELECT k.id AS key_id, a.id AS account_id, a.plan AS plan
+         FROM api_keys k JOIN accounts a ON a.id = k.account_id
+         WHERE k.lookup_hash = $1 AND k.revoked_at IS NULL AND a.disabled_at IS NULL`,
+        [lookupHash],
+      );
+      return row && { keyId: String(row.key_id), accountId: String(row.account_id), plan: String(row.plan) as Plan };
+    },
+    async revokeKey(accountId, keyId, revokedAt) {
+      return inTransaction(pool, async (client) => {
+        const result = await client.query(
+          'UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND account_id = $3 AND revoked_at IS NULL',
+          [revokedAt, keyId, accountId],
+        );
+        if (result.rowCount === 1) await announce(client);
+        return result.rowCount === 1;
+      });
+    },
+    async listKeysNotAtVersion(version) {
+      return (await query('SELECT * FROM api_keys WHERE key_version <> $1 ORDER BY created_at, id', [version])).map(
+        toKey,
+      );
+    },
+    async replaceKeySecret(keyId, fromVersion, lookupHash, secret) {
+      const rows = await query(
+        `UPDATE api_keys SET lookup_hash = $1, key_version = $2, nonce = $3, ciphertext = $4, tag = $5
+         WHERE id = $6 AND key_version = $7 RETURNING id`,
+        [lookupHash, secret.keyVersion, secret.nonce, secret.ciphertext, secret.tag, keyId, fromVersion],
+      );
+      return rows.length === 1;
+    },
+    async recordKeyUse(uses) {
+      if (uses.length === 0) return;
+      await inTransaction(pool, async (client) => {
+        for (const use of uses) {
+          await client.query(
+            'UPDATE api_keys SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $1)',
+            [use.usedAt, use.keyId],
+          );
+        }
+      });
+    },
+
+    // Set by a NOTIFY from any instance (ours included: harmless, the cache is refilled).
+    changedElsewhere() {
+      if (!changed) return false;
+      changed = false;
+      return true;
+    },
+    async close() {
+      closed = true;
+      await listener?.end().catch(() => {});
+      await pool.end();
+    },
+  };
+}

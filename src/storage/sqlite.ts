@@ -1,0 +1,311 @@
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import path from 'node:path';
+import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import { MIGRATIONS_TABLE, pendingMigrations } from './migrations.ts';
+import type {
+  AccountRecord,
+  AccountRepository,
+  AccountSummary,
+  ApiKeyRecord,
+  KeyOwner,
+  Plan,
+  SessionRecord,
+} from './repository.ts';
+
+type Row = Record<string, SQLInputValue>;
+
+/** How long a connection waits for another process's write lock before giving up. */
+const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * Opens (creating if needed) the SQLite database and brings its schema up to date.
+ *
+ * WAL lets readers run beside the one writer, also across processes (the admin command, several
+ * workers). `synchronous = FULL` syncs the WAL on every commit, so a write that returned is on disk
+ * even if the machine loses power right after; NORMAL would survive a killed process but not a
+ * power cut, and our writes (sign-ups, keys, sessions, a batched last-used flush) are too rare for
+ * the difference in speed to matter. The file is created with mode 0600: it holds password hashes
+ * and encrypted keys (SQLite gives its -wal and -shm files the same mode).
+ */
+export function openSqliteDatabase(file: string): DatabaseSync {
+  mkdirSync(path.dirname(file), { recursive: true });
+  closeSync(openSync(file, 'a', 0o600));
+  const db = new DatabaseSync(file, { timeout: BUSY_TIMEOUT_MS, enableForeignKeyConstraints: true });
+  try {
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec('PRAGMA synchronous = FULL');
+    migrate(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
+}
+
+/** Applies pending migrations in one write transaction, so concurrent starters apply each once. */
+export function migrate(db: DatabaseSync, now: () => number = Date.now): number {
+  return inWriteTransaction(db, () => {
+    db.exec(MIGRATIONS_TABLE);
+    const current = Number(
+      (db.prepare('SELECT MAX(version) AS version FROM schema_migrations').get() as Row | undefined)?.version ?? 0,
+    );
+    const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+    let version = current;
+    for (const migration of pendingMigrations(current)) {
+      for (const statement of migration.statements) db.exec(statement);
+      record.run(migration.version, migration.name, now());
+      version = migration.version;
+    }
+    return version;
+  });
+}
+
+/** BEGIN IMMEDIATE takes the write lock first, so a read-then-write inside cannot be overtaken. */
+function inWriteTransaction<T>(db: DatabaseSync, work: () => T): T {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const result = work();
+    db.exec('COMMIT');
+    return result;
+  } catch (error) {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    throw error;
+  }
+}
+
+const text = (value: SQLInputValue | undefined): string => String(value);
+const timeOrNull = (value: SQLInputValue | undefined): number | null =>
+  value === null || value === undefined ? null : Number(value);
+
+function toAccount(row: Row): AccountRecord {
+  return {
+    id: text(row.id),
+    email: text(row.email),
+    passwordHash: text(row.password_hash),
+    plan: text(row.plan) as Plan,
+    createdAt: Number(row.created_at),
+    disabledAt: timeOrNull(row.disabled_at),
+  };
+}
+
+function toSession(row: Row): SessionRecord {
+  return {
+    idHash: text(row.id_hash),
+    accountId: text(row.account_id),
+    createdAt: Number(row.created_at),
+    lastSeenAt: Number(row.last_seen_at),
+    expiresAt: Number(row.expires_at),
+  };
+}
+
+function toKey(row: Row): ApiKeyRecord {
+  return {
+    id: text(row.id),
+    accountId: text(row.account_id),
+    name: text(row.name),
+    displayPrefix: text(row.display_prefix),
+    lookupHash: text(row.lookup_hash),
+    secret: {
+      keyVersion: Number(row.key_version),
+      nonce: text(row.nonce),
+      ciphertext: text(row.ciphertext),
+      tag: text(row.tag),
+    },
+    createdAt: Number(row.created_at),
+    lastUsedAt: timeOrNull(row.last_used_at),
+    revokedAt: timeOrNull(row.revoked_at),
+  };
+}
+
+/** The repository over SQLite (`node:sqlite`, synchronous underneath, so each call is atomic here). */
+export function openSqliteRepository(file: string): AccountRepository {
+  const db = openSqliteDatabase(file);
+  const statement = (sql: string) => db.prepare(sql);
+  const sql = {
+    insertAccount: statement(
+      `INSERT INTO accounts (id, email, password_hash, plan, created_at, disabled_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (email) DO NOTHING`,
+    ),
+    accountByEmail: statement('SELECT * FROM accounts WHERE email = ?'),
+    accountById: statement('SELECT * FROM accounts WHERE id = ?'),
+    updatePassword: statement('UPDATE accounts SET password_hash = ? WHERE id = ?'),
+    setPlan: statement('UPDATE accounts SET plan = ? WHERE id = ?'),
+    setDisabled: statement('UPDATE accounts SET disabled_at = ? WHERE id = ?'),
+    listAccounts: statement(
+      `SELECT a.id, a.email, a.plan, a.created_at, a.disabled_at,
+              COUNT(k.id) - COUNT(k.revoked_at) AS active_keys, MAX(k.last_used_at) AS last_used_at
+       FROM accounts a LEFT JOIN api_keys k ON k.account_id = a.id
+       GROUP BY a.id, a.email, a.plan, a.created_at, a.disabled_at
+       ORDER BY a.created_at, a.id`,
+    ),
+    insertSession: statement(
+      'INSERT INTO sessions (id_hash, account_id, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?)',
+    ),
+    sessionById: statement('SELECT * FROM sessions WHERE id_hash = ?'),
+    touchSession: statement('UPDATE sessions SET last_seen_at = ?, expires_at = ? WHERE id_hash = ?'),
+    deleteSession: statement('DELETE FROM sessions WHERE id_hash = ?'),
+    deleteSessionsOf: statement('DELETE FROM sessions WHERE account_id = ?'),
+    deleteExpired: statement('DELETE FROM sessions WHERE expires_at <= ?'),
+    countActiveKeys: statement('SELECT COUNT(*) AS count FROM api_keys WHERE account_id = ? AND revoked_at IS NULL'),
+    insertKey: statement(
+      `INSERT INTO api_keys (id, account_id, name, display_prefix, lookup_hash, key_version, nonce, ciphertext, tag,
+                             created_at, last_used_at, revoked_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    activeKeys: statement('SELECT * FROM api_keys WHERE account_id = ? AND revoked_at IS NULL ORDER BY created_at, id'),
+    keyOwner: statement(
+      `SELECT k.id AS key_id, a.id AS account_id, a.plan AS plan
+       FROM api_keys k JOIN accounts a ON a.id = k.account_id
+       WHERE k.lookup_hash = ? AND k.revoked_at IS NULL AND a.disabled_at IS NULL`,
+    ),
+    revokeKey: statement('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND account_id = ? AND revoked_at IS NULL'),
+    recordUse: statement(
+      'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)',
+    ),
+    keysNotAtVersion: statement('SELECT * FROM api_keys WHERE key_version <> ? ORDER BY created_at, id'),
+    replaceSecret: statement(
+      `UPDATE api_keys SET lookup_hash = ?, key_version = ?, nonce = ?, ciphertext = ?, tag = ?
+       WHERE id = ? AND key_version = ?`,
+    ),
+    dataVersion: statement('PRAGMA data_version'),
+  };
+  const dataVersion = () => Number((sql.dataVersion.get() as Row).data_version);
+  let seenVersion = dataVersion();
+
+  return {
+    async createAccount(account) {
+      const result = sql.insertAccount.run(
+        account.id,
+        account.email,
+        account.passwordHash,
+        account.plan,
+        account.createdAt,
+        account.disabledAt,
+      );
+      return result.changes === 1 ? 'created' : 'duplicate-email';
+    },
+    async findAccountByEmail(email) {
+      const row = sql.accountByEmail.get(email) as Row | undefined;
+      return row && toAccount(row);
+    },
+    async findAccountById(id) {
+      const row = sql.accountById.get(id) as Row | undefined;
+      return row && toAccount(row);
+    },
+    async updatePasswordHash(accountId, passwordHash) {
+      sql.updatePassword.run(passwordHash, accountId);
+    },
+    async setPlan(accountId, plan) {
+      sql.setPlan.run(plan, accountId);
+    },
+    async setDisabled(accountId, disabledAt) {
+      sql.setDisabled.run(disabledAt, accountId);
+    },
+    async listAccounts() {
+      return (sql.listAccounts.all() as Row[]).map(
+        (row): AccountSummary => ({
+          id: text(row.id),
+          email: text(row.email),
+          plan: text(row.plan) as Plan,
+          createdAt: Number(row.created_at),
+          disabledAt: timeOrNull(row.disabled_at),
+          activeKeys: Number(row.active_keys),
+          lastUsedAt: timeOrNull(row.last_used_at),
+        }),
+      );
+    },
+
+    async createSession(session) {
+      sql.insertSession.run(
+        session.idHash,
+        session.accountId,
+        session.createdAt,
+        session.lastSeenAt,
+        session.expiresAt,
+      );
+    },
+    async findSession(idHash) {
+      const row = sql.sessionById.get(idHash) as Row | undefined;
+      return row && toSession(row);
+    },
+    async touchSession(idHash, lastSeenAt, expiresAt) {
+      sql.touchSession.run(lastSeenAt, expiresAt, idHash);
+    },
+    async deleteSession(idHash) {
+      sql.deleteSession.run(idHash);
+    },
+    async deleteSessionsOfAccount(accountId) {
+      sql.deleteSessionsOf.run(accountId);
+    },
+    async deleteExpiredSessions(now) {
+      return Number(sql.deleteExpired.run(now).changes);
+    },
+
+    async createKeyWithinQuota(key, quota) {
+      return inWriteTransaction(db, () => {
+        const active = Number((sql.countActiveKeys.get(key.accountId) as Row).count);
+        if (active >= quota) return 'quota-reached' as const;
+        sql.insertKey.run(
+          key.id,
+          key.accountId,
+          key.name,
+          key.displayPrefix,
+          key.lookupHash,
+          key.secret.keyVersion,
+          key.secret.nonce,
+          key.secret.ciphertext,
+          key.secret.tag,
+          key.createdAt,
+          key.lastUsedAt,
+          key.revokedAt,
+        );
+        return 'created' as const;
+      });
+    },
+    async countActiveKeys(accountId) {
+      return Number((sql.countActiveKeys.get(accountId) as Row).count);
+    },
+    async listActiveKeys(accountId) {
+      return (sql.activeKeys.all(accountId) as Row[]).map(toKey);
+    },
+    async findKeyOwner(lookupHash): Promise<KeyOwner | undefined> {
+      const row = sql.keyOwner.get(lookupHash) as Row | undefined;
+      return row && { keyId: text(row.key_id), accountId: text(row.account_id), plan: text(row.plan) as Plan };
+    },
+    async revokeKey(accountId, keyId, revokedAt) {
+      return sql.revokeKey.run(revokedAt, keyId, accountId).changes === 1;
+    },
+    async listKeysNotAtVersion(version) {
+      return (sql.keysNotAtVersion.all(version) as Row[]).map(toKey);
+    },
+    async replaceKeySecret(keyId, fromVersion, lookupHash, secret) {
+      const result = sql.replaceSecret.run(
+        lookupHash,
+        secret.keyVersion,
+        secret.nonce,
+        secret.ciphertext,
+        secret.tag,
+        keyId,
+        fromVersion,
+      );
+      return result.changes === 1;
+    },
+    async recordKeyUse(uses) {
+      if (uses.length === 0) return;
+      inWriteTransaction(db, () => {
+        for (const use of uses) sql.recordUse.run(use.usedAt, use.keyId, use.usedAt);
+      });
+    },
+
+    // data_version changes only when another connection commits, never for our own writes.
+    changedElsewhere() {
+      const version = dataVersion();
+      if (version === seenVersion) return false;
+      seenVersion = version;
+      return true;
+    },
+    async close() {
+      if (db.isOpen) db.close();
+    },
+  };
+}

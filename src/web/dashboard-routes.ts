@@ -1,0 +1,90 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { currentSession, isSecureRequest, requestFacts } from '../accounts/account-http.ts';
+import type { Accounts } from '../accounts/accounts.ts';
+import { requestHost } from '../accounts/session-cookie.ts';
+import { apiErrors } from '../http/errors.ts';
+import { type AssetUrls, renderSignedIn, renderSignedOut } from './dashboard-page.ts';
+
+export const DASHBOARD_PATH = '/dashboard';
+
+interface Asset {
+  readonly body: Buffer;
+  readonly type: string;
+  readonly version: string;
+}
+
+/**
+ * Nothing is fetched from elsewhere, scripts and styles come only from this origin (no inline code),
+ * the page cannot be framed (clickjacking), and forms can post only here.
+ */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
+
+function loadAssets(): Map<string, Asset> {
+  const directory = path.join(import.meta.dirname, 'assets');
+  const assets = new Map<string, Asset>();
+  for (const [name, type] of [
+    ['dashboard.css', 'text/css; charset=utf-8'],
+    ['dashboard.js', 'text/javascript; charset=utf-8'],
+  ] as const) {
+    const body = readFileSync(path.join(directory, name));
+    assets.set(name, { body, type, version: createHash('sha256').update(body).digest('hex').slice(0, 16) });
+  }
+  return assets;
+}
+
+function pageHeaders(reply: FastifyReply): FastifyReply {
+  return reply
+    .type('text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header('content-security-policy', CONTENT_SECURITY_POLICY)
+    .header('x-frame-options', 'DENY')
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'same-origin');
+}
+
+/** `/dashboard`: server-rendered pages over the account services, plus their two static files. */
+export function registerDashboard(app: FastifyInstance, accounts: Accounts): void {
+  const assets = loadAssets();
+  const assetUrl = (name: string) => `${DASHBOARD_PATH}/assets/${name}?v=${assets.get(name)?.version ?? ''}`;
+  const urls: AssetUrls = { css: assetUrl('dashboard.css'), js: assetUrl('dashboard.js') };
+
+  app.get(DASHBOARD_PATH, { schema: { hide: true } }, async (request, reply) => {
+    const session = await currentSession(accounts, request);
+    pageHeaders(reply);
+    if (!session) return reply.send(renderSignedOut(urls));
+    const [overview, keys] = await Promise.all([
+      accounts.accounts.overview(session.account),
+      accounts.keys.list(session.account.id),
+    ]);
+    const scheme = isSecureRequest(accounts, request) ? 'https' : 'http';
+    const origin = `${scheme}://${requestHost(requestFacts(request), accounts.trustProxy) ?? 'localhost'}`;
+    return reply.send(renderSignedIn(urls, { overview, keys, csrfToken: session.csrfToken, origin }));
+  });
+
+  app.get(`${DASHBOARD_PATH}/assets/:name`, { schema: { hide: true } }, async (request, reply) => {
+    const { name } = request.params as { name: string };
+    const asset = assets.get(name);
+    if (!asset) throw apiErrors.notFound('GET', request.url.split('?')[0] ?? request.url);
+    const etag = `"${asset.version}"`;
+    const versioned = (request.query as { v?: string }).v === asset.version;
+    reply
+      .type(asset.type)
+      .header('etag', etag)
+      .header('x-content-type-options', 'nosniff')
+      .header('cache-control', versioned ? 'public, max-age=31536000, immutable' : 'no-cache');
+    if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+    return reply.send(asset.body);
+  });
+}

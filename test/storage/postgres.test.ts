@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { SCHEMA_VERSION } from '../../src/storage/migrations.ts';
+import { migratePostgres, openPostgresRepository } from '../../src/storage/postgres.ts';
+import { postgresSkipReason, startPostgres, type TestPostgres } from '../support/postgres-server.ts';
+import { repositoryContract } from './repository-contract.ts';
+
+if (postgresSkipReason) console.log(`# PostgreSQL tests skipped: ${postgresSkipReason}`);
+
+let server: TestPostgres | undefined;
+let databases = 0;
+
+/** A fresh database per test on one throwaway cluster. */
+async function freshDatabaseUrl(): Promise<string> {
+  if (!server) throw new Error('no server');
+  const name = `netinfo_test_${process.pid}_${++databases}`;
+  const admin = new pg.Client(server.url);
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  return server.url.replace(/\/postgres$/, `/${name}`);
+}
+
+if (!postgresSkipReason) {
+  before(async () => {
+    server = await startPostgres();
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  repositoryContract('PostgreSQL', async () => {
+    const url = await freshDatabaseUrl();
+    return { repository: await openPostgresRepository(url), cleanup: async () => {} };
+  });
+
+  test('PostgreSQL: migrations run once even when two instances start together', async () => {
+    const url = await freshDatabaseUrl();
+    const first = new pg.Pool({ connectionString: url });
+    const pools = [first, new pg.Pool({ connectionString: url })];
+    const versions = await Promise.all(pools.map((pool) => migratePostgres(pool)));
+    assert.deepEqual(versions, [SCHEMA_VERSION, SCHEMA_VERSION]);
+    const { rows } = await first.query('SELECT version FROM schema_migrations ORDER BY version');
+    assert.equal(rows.length, SCHEMA_VERSION);
+    await Promise.all(pools.map((pool) => pool.end()));
+  });
+
+  test('PostgreSQL: a revocation through one instance is announced to the others', async () => {
+    const url = await freshDatabaseUrl();
+    const [a, b] = await Promise.all([openPostgresRepository(url), openPostgresRepository(url)]);
+    try {
+      assert.equal(b.changedElsewhere(), false);
+      await a.createAccount({
+        id: 'acct-notify-0001',
+        email: 'n@example.com',
+        passwordHash: 'x',
+        plan: 'free',
+        createdAt: 1,
+        disabledAt: null,
+      });
+      await a.setPlan('acct-notify-0001', 'pro');
+      for (let i = 0; i < 50 && !b.changedElsewhere(); i++) {
+        if (i === 49) assert.fail('instance b never heard of the change');
+        await sleep(10);
+      }
+      assert.equal(b.changedElsewhere(), false, 'the flag is cleared once read');
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+}

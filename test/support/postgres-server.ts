@@ -1,0 +1,95 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * A throwaway PostgreSQL cluster on 127.0.0.1 for the repository tests: initdb into a temp dir,
+ * started and stopped by the test. PostgreSQL refuses to run as root, so as root the cluster runs
+ * as the `postgres` user that Debian's package creates. Tests skip, saying so, without the binaries.
+ */
+function findPgBin(): string | null {
+  const base = '/usr/lib/postgresql';
+  if (!existsSync(base)) return null;
+  const versions = readdirSync(base).sort((a, b) => Number(b) - Number(a));
+  for (const version of versions) {
+    const bin = path.join(base, version, 'bin');
+    if (existsSync(path.join(bin, 'initdb')) && existsSync(path.join(bin, 'pg_ctl'))) return bin;
+  }
+  return null;
+}
+
+const pgBin = findPgBin();
+const isRoot = process.getuid?.() === 0;
+const hasPostgresUser = spawnSync('id', ['-u', 'postgres']).status === 0;
+
+export const postgresSkipReason = !pgBin
+  ? 'PostgreSQL not installed (apt package postgresql)'
+  : isRoot && !hasPostgresUser
+    ? 'running as root without a postgres user to run the server as'
+    : false;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  server.close();
+  return port;
+}
+
+export interface TestPostgres {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+export async function startPostgres(): Promise<TestPostgres> {
+  if (!pgBin) throw new Error('PostgreSQL not installed');
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'netinfo-pg-'));
+  const dataDir = path.join(dir, 'data');
+  const asServerUser = (command: string, args: string[]) =>
+    isRoot
+      ? execFileSync('runuser', ['-u', 'postgres', '--', command, ...args], { stdio: 'pipe' })
+      : execFileSync(command, args, { stdio: 'pipe' });
+  if (isRoot) {
+    execFileSync('chown', ['postgres', dir]);
+    chmodSync(dir, 0o700);
+  }
+  asServerUser(path.join(pgBin, 'initdb'), [
+    '-D',
+    dataDir,
+    '-U',
+    'postgres',
+    '--auth=trust',
+    '-E',
+    'UTF8',
+    '--no-sync',
+  ]);
+  const port = await freePort();
+  asServerUser(path.join(pgBin, 'pg_ctl'), [
+    '-D',
+    dataDir,
+    '-w',
+    '-l',
+    path.join(dir, 'server.log'),
+    '-o',
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+    'start',
+  ]);
+  let stopped = false;
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      try {
+        asServerUser(path.join(pgBin, 'pg_ctl'), ['-D', dataDir, '-m', 'immediate', '-w', 'stop']);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
