@@ -1,64 +1,13 @@
 import pg from 'pg';
 import { StorageUnavailableError } from './errors.ts';
 import { MIGRATIONS_TABLE, pendingMigrations } from './migrations.ts';
-import type {
-  AccountRecord,
-  AccountRepository,
-  AccountSummary,
-  ApiKeyRecord,
-  KeyOwner,
-  Plan,
-  SessionRecord,
-} from './repository.ts';
-
-type Row = Record<string, unknown>;
+import type { AccountRepository, KeyOwner, Plan } from './repository.ts';
+import { type Row, toAccount, toAccountSummary, toKey, toSession } from './rows.ts';
 
 /** The channel on which every instance hears that key owners changed (revocation, plan, disable). */
 const CHANGES_CHANNEL = 'netinfo_key_owners';
 /** One number for all netinfo instances: migrations run under this advisory lock, one at a time. */
 const MIGRATION_LOCK = 7_245_031;
-
-const timeOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
-
-function toAccount(row: Row): AccountRecord {
-  return {
-    id: String(row.id),
-    email: String(row.email),
-    passwordHash: String(row.password_hash),
-    plan: String(row.plan) as Plan,
-    createdAt: Number(row.created_at),
-    disabledAt: timeOrNull(row.disabled_at),
-  };
-}
-
-function toSession(row: Row): SessionRecord {
-  return {
-    idHash: String(row.id_hash),
-    accountId: String(row.account_id),
-    createdAt: Number(row.created_at),
-    lastSeenAt: Number(row.last_seen_at),
-    expiresAt: Number(row.expires_at),
-  };
-}
-
-function toKey(row: Row): ApiKeyRecord {
-  return {
-    id: String(row.id),
-    accountId: String(row.account_id),
-    name: String(row.name),
-    displayPrefix: String(row.display_prefix),
-    lookupHash: String(row.lookup_hash),
-    secret: {
-      keyVersion: Number(row.key_version),
-      nonce: String(row.nonce),
-      ciphertext: String(row.ciphertext),
-      tag: String(row.tag),
-    },
-    createdAt: Number(row.created_at),
-    lastUsedAt: timeOrNull(row.last_used_at),
-    revokedAt: timeOrNull(row.revoked_at),
-  };
-}
 
 async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect().catch((error: unknown) => {
@@ -189,17 +138,7 @@ export async function openPostgresRepository(
          GROUP BY a.id, a.email, a.plan, a.created_at, a.disabled_at
          ORDER BY a.created_at, a.id`,
       );
-      return rows.map(
-        (row): AccountSummary => ({
-          id: String(row.id),
-          email: String(row.email),
-          plan: String(row.plan) as Plan,
-          createdAt: Number(row.created_at),
-          disabledAt: timeOrNull(row.disabled_at),
-          activeKeys: Number(row.active_keys),
-          lastUsedAt: timeOrNull(row.last_used_at),
-        }),
-      );
+      return rows.map(toAccountSummary);
     },
 
     async createSession(session) {

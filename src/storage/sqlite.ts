@@ -1,18 +1,9 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
-import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import { DatabaseSync } from 'node:sqlite';
 import { MIGRATIONS_TABLE, pendingMigrations } from './migrations.ts';
-import type {
-  AccountRecord,
-  AccountRepository,
-  AccountSummary,
-  ApiKeyRecord,
-  KeyOwner,
-  Plan,
-  SessionRecord,
-} from './repository.ts';
-
-type Row = Record<string, SQLInputValue>;
+import type { AccountRepository, KeyOwner, Plan } from './repository.ts';
+import { type Row, toAccount, toAccountSummary, toKey, toSession } from './rows.ts';
 
 /** How long a connection waits for another process's write lock before giving up. */
 const BUSY_TIMEOUT_MS = 5000;
@@ -71,50 +62,6 @@ function inWriteTransaction<T>(db: DatabaseSync, work: () => T): T {
     if (db.isTransaction) db.exec('ROLLBACK');
     throw error;
   }
-}
-
-const text = (value: SQLInputValue | undefined): string => String(value);
-const timeOrNull = (value: SQLInputValue | undefined): number | null =>
-  value === null || value === undefined ? null : Number(value);
-
-function toAccount(row: Row): AccountRecord {
-  return {
-    id: text(row.id),
-    email: text(row.email),
-    passwordHash: text(row.password_hash),
-    plan: text(row.plan) as Plan,
-    createdAt: Number(row.created_at),
-    disabledAt: timeOrNull(row.disabled_at),
-  };
-}
-
-function toSession(row: Row): SessionRecord {
-  return {
-    idHash: text(row.id_hash),
-    accountId: text(row.account_id),
-    createdAt: Number(row.created_at),
-    lastSeenAt: Number(row.last_seen_at),
-    expiresAt: Number(row.expires_at),
-  };
-}
-
-function toKey(row: Row): ApiKeyRecord {
-  return {
-    id: text(row.id),
-    accountId: text(row.account_id),
-    name: text(row.name),
-    displayPrefix: text(row.display_prefix),
-    lookupHash: text(row.lookup_hash),
-    secret: {
-      keyVersion: Number(row.key_version),
-      nonce: text(row.nonce),
-      ciphertext: text(row.ciphertext),
-      tag: text(row.tag),
-    },
-    createdAt: Number(row.created_at),
-    lastUsedAt: timeOrNull(row.last_used_at),
-    revokedAt: timeOrNull(row.revoked_at),
-  };
 }
 
 /** The repository over SQLite (`node:sqlite`, synchronous underneath, so each call is atomic here). */
@@ -202,17 +149,7 @@ export function openSqliteRepository(file: string): AccountRepository {
       sql.setDisabled.run(disabledAt, accountId);
     },
     async listAccounts() {
-      return (sql.listAccounts.all() as Row[]).map(
-        (row): AccountSummary => ({
-          id: text(row.id),
-          email: text(row.email),
-          plan: text(row.plan) as Plan,
-          createdAt: Number(row.created_at),
-          disabledAt: timeOrNull(row.disabled_at),
-          activeKeys: Number(row.active_keys),
-          lastUsedAt: timeOrNull(row.last_used_at),
-        }),
-      );
+      return (sql.listAccounts.all() as Row[]).map(toAccountSummary);
     },
 
     async createSession(session) {
@@ -270,7 +207,7 @@ export function openSqliteRepository(file: string): AccountRepository {
     },
     async findKeyOwner(lookupHash): Promise<KeyOwner | undefined> {
       const row = sql.keyOwner.get(lookupHash) as Row | undefined;
-      return row && { keyId: text(row.key_id), accountId: text(row.account_id), plan: text(row.plan) as Plan };
+      return row && { keyId: String(row.key_id), accountId: String(row.account_id), plan: String(row.plan) as Plan };
     },
     async revokeKey(accountId, keyId, revokedAt) {
       return sql.revokeKey.run(revokedAt, keyId, accountId).changes === 1;

@@ -1,9 +1,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { once } from 'node:events';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './free-port.ts';
 
 /**
  * A throwaway PostgreSQL cluster on 127.0.0.1 for the repository tests: initdb into a temp dir,
@@ -30,16 +29,6 @@ export const postgresSkipReason = !pgBin
   : isRoot && !hasPostgresUser
     ? 'running as root without a postgres user to run the server as'
     : false;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  server.close();
-  return port;
-}
 
 export interface TestPostgres {
   readonly url: string;

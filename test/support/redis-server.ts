@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { findCommand } from '../../scripts/system-packages.ts';
+import { freePort } from './free-port.ts';
 
 /**
  * A real redis-server on 127.0.0.1 for the scale-out tests: started by the test itself (so a test
@@ -12,16 +12,6 @@ export function findRedisServer(): string | null {
 }
 
 export const redisSkipReason = findRedisServer() ? false : 'redis-server not installed (apt package redis-server)';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  server.close();
-  return port;
-}
 
 export interface TestRedis {
   readonly url: string;
