@@ -1,4 +1,3 @@
-import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { ACCOUNT_PREFIX, registerAccountRoutes } from './accounts/account-routes.ts';
@@ -11,6 +10,7 @@ import { createResolver, type Resolver } from './dns/resolver.ts';
 import { registerDnsRoute } from './dns/route.ts';
 import { createReadiness, type Readiness } from './health/readiness.ts';
 import { registerHealthRoutes } from './health/routes.ts';
+import { registerCors } from './http/cors.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
 import { registerOpenApi, registerOpenApiRoute } from './http/openapi.ts';
 import { registerRequestContext, requestIdFor } from './http/request-context.ts';
@@ -101,14 +101,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   registerErrorHandling(app);
   await registerOpenApi(app);
   registerRequestContext(app, config.trustProxy);
-  await app.register(cors, {
-    origin: '*',
-    methods: ['GET', 'HEAD', 'OPTIONS'],
-    allowedHeaders: ['Authorization', 'Content-Type'],
-    exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id'],
-    maxAge: 86_400,
-    optionsSuccessStatus: 204,
-  });
+  registerCors(app);
 
   // Shared state: in this process, or in Redis for several instances (REDIS_URL).
   const shared = await createSharedState(config, app, now);

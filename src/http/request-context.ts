@@ -29,8 +29,10 @@ export function requestIdFor(request: IncomingMessage): string {
 /** Resolves the client IP and echoes the request id before any other hook runs. */
 export function registerRequestContext(app: FastifyInstance, trust: TrustProxy): void {
   app.decorateRequest('clientIp', '');
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook, not an async one: it runs on every request and needs no promise.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     request.clientIp = resolveClientIp(request.socket.remoteAddress ?? '', request.headers, trust);
+    done();
   });
 }
