@@ -2,7 +2,7 @@ import pg from 'pg';
 import { StorageUnavailableError } from './errors.ts';
 import { MIGRATIONS_TABLE, pendingMigrations } from './migrations.ts';
 import type { AccountRepository, KeyOwner, Plan } from './repository.ts';
-import { type Row, toAccount, toAccountSummary, toKey, toSession } from './rows.ts';
+import { API_KEY_COLUMNS, apiKeyValues, type Row, toAccount, toAccountSummary, toKey, toSession } from './rows.ts';
 
 /** The channel on which every instance hears that key owners changed (revocation, plan, disable). */
 const CHANGES_CHANNEL = 'netinfo_key_owners';
@@ -182,23 +182,8 @@ export async function openPostgresRepository(
         );
         if (Number(rows[0]?.count) >= quota) return 'quota-reached' as const;
         await client.query(
-          `INSERT INTO api_keys (id, account_id, name, display_prefix, lookup_hash, key_version, nonce, ciphertext, tag,
-                                 created_at, last_used_at, revoked_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-          [
-            key.id,
-            key.accountId,
-            key.name,
-            key.displayPrefix,
-            key.lookupHash,
-            key.secret.keyVersion,
-            key.secret.nonce,
-            key.secret.ciphertext,
-            key.secret.tag,
-            key.createdAt,
-            key.lastUsedAt,
-            key.revokedAt,
-          ],
+          `INSERT INTO api_keys (${API_KEY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+          apiKeyValues(key),
         );
         return 'created' as const;
       });

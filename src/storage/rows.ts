@@ -60,3 +60,24 @@ export function toAccountSummary(row: Row): AccountSummary {
     lastUsedAt: timeOrNull(row.last_used_at),
   };
 }
+
+/** An API key's columns for INSERT, in the order of `apiKeyValues`. */
+export const API_KEY_COLUMNS =
+  'id, account_id, name, display_prefix, lookup_hash, key_version, nonce, ciphertext, tag, created_at, last_used_at, revoked_at';
+
+export function apiKeyValues(key: ApiKeyRecord): (string | number | null)[] {
+  return [
+    key.id,
+    key.accountId,
+    key.name,
+    key.displayPrefix,
+    key.lookupHash,
+    key.secret.keyVersion,
+    key.secret.nonce,
+    key.secret.ciphertext,
+    key.secret.tag,
+    key.createdAt,
+    key.lastUsedAt,
+    key.revokedAt,
+  ];
+}

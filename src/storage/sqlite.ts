@@ -3,7 +3,7 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { MIGRATIONS_TABLE, pendingMigrations } from './migrations.ts';
 import type { AccountRepository, KeyOwner, Plan } from './repository.ts';
-import { type Row, toAccount, toAccountSummary, toKey, toSession } from './rows.ts';
+import { API_KEY_COLUMNS, apiKeyValues, type Row, toAccount, toAccountSummary, toKey, toSession } from './rows.ts';
 
 /** How long a connection waits for another process's write lock before giving up. */
 const BUSY_TIMEOUT_MS = 5000;
@@ -94,11 +94,7 @@ export function openSqliteRepository(file: string): AccountRepository {
     deleteSessionsOf: statement('DELETE FROM sessions WHERE account_id = ?'),
     deleteExpired: statement('DELETE FROM sessions WHERE expires_at <= ?'),
     countActiveKeys: statement('SELECT COUNT(*) AS count FROM api_keys WHERE account_id = ? AND revoked_at IS NULL'),
-    insertKey: statement(
-      `INSERT INTO api_keys (id, account_id, name, display_prefix, lookup_hash, key_version, nonce, ciphertext, tag,
-                             created_at, last_used_at, revoked_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
+    insertKey: statement(`INSERT INTO api_keys (${API_KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     activeKeys: statement('SELECT * FROM api_keys WHERE account_id = ? AND revoked_at IS NULL ORDER BY created_at, id'),
     keyOwner: statement(
       `SELECT k.id AS key_id, a.id AS account_id, a.plan AS plan
@@ -182,20 +178,7 @@ export function openSqliteRepository(file: string): AccountRepository {
       return inWriteTransaction(db, () => {
         const active = Number((sql.countActiveKeys.get(key.accountId) as Row).count);
         if (active >= quota) return 'quota-reached' as const;
-        sql.insertKey.run(
-          key.id,
-          key.accountId,
-          key.name,
-          key.displayPrefix,
-          key.lookupHash,
-          key.secret.keyVersion,
-          key.secret.nonce,
-          key.secret.ciphertext,
-          key.secret.tag,
-          key.createdAt,
-          key.lastUsedAt,
-          key.revokedAt,
-        );
+        sql.insertKey.run(...apiKeyValues(key));
         return 'created' as const;
       });
     },

@@ -5,24 +5,10 @@ import type { ParsedDomainWhois, ParsedIpWhois } from './types.ts';
  * the network fields and leave the domain fields null or empty. A value no answer gives is null
  * (or []), never a guess.
  */
-export interface WhoisRecord {
-  domain_name: string | null;
-  registrar: string | null;
-  creation_date: string | null;
-  expiration_date: string | null;
-  updated_date: string | null;
-  name_servers: string[];
-  status: string[];
-  dnssec: string | null;
+export type WhoisRecord = Omit<ParsedDomainWhois, 'registered'> & {
   /** true: a record was found; false: the registry says the name is not registered; null: neither (IP targets, unreadable answers). */
   registered: boolean | null;
-  network_name?: string | null;
-  organisation?: string | null;
-  cidr?: string[];
-  range?: string | null;
-  country?: string | null;
-  registry?: ParsedIpWhois['registry'];
-}
+} & Partial<ParsedIpWhois>;
 
 export function emptyDomainRecord(registered: boolean | null): WhoisRecord {
   return {
