@@ -73,8 +73,7 @@ export async function registerAccountRoutes(app: FastifyInstance, accounts: Acco
 
 /** Counts every account API request per client (404s under the prefix too), with the usual headers. */
 function registerAccountApiLimit(app: FastifyInstance, accounts: Accounts): void {
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.method === 'OPTIONS' || !isUnderPath(request.url, ACCOUNT_PREFIX)) return;
+  const countRequest = async (request: FastifyRequest, reply: FastifyReply) => {
     const decision = await accounts.limiter.consume([{ name: 'api', subject: publicCaller(request.clientIp).subject }]);
     reply.headers({
       'x-ratelimit-limit': decision.limit,
@@ -84,6 +83,11 @@ function registerAccountApiLimit(app: FastifyInstance, accounts: Accounts): void
     if (!decision.allowed) {
       throw apiErrors.tooManyAttempts('requests to the account API', decision.limit, decision.reset, accounts.now());
     }
+  };
+  // Runs on every request: a callback hook, so requests elsewhere pass without creating a promise.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.method === 'OPTIONS' || !isUnderPath(request.url, ACCOUNT_PREFIX)) return done();
+    countRequest(request, reply).then(() => done(), done);
   });
 }
 

@@ -1,4 +1,5 @@
-import type { RateLimitStore } from './store.ts';
+import { type MaybePromise, then } from './maybe-async.ts';
+import type { ConsumeResult, RateLimitStore } from './store.ts';
 import type { Tier, TierLimits } from './tiers.ts';
 
 export type WindowName = 'hourly' | 'daily';
@@ -18,8 +19,11 @@ export interface RateLimitDecision {
 }
 
 export interface RateLimiter {
-  /** Counts one request of `subject` (an IP, a /64 or an account) on `tier`, unless a window is spent. */
-  check(tier: Tier, subject: string): Promise<RateLimitDecision>;
+  /**
+   * Counts one request of `subject` (an IP, a /64 or an account) on `tier`, unless a window is
+   * spent. Synchronous when the store is (the in-process one).
+   */
+  check(tier: Tier, subject: string): MaybePromise<RateLimitDecision>;
 }
 
 /**
@@ -51,33 +55,37 @@ export function createRateLimiter(options: {
   const { store, limits } = options;
   const now = options.now ?? Date.now;
   return {
-    async check(tier, subject) {
+    check(tier, subject) {
       const windows = rateLimitWindows(limits, tier, subject, now());
-      const result = await store.consume(
+      const counted = store.consume(
         windows.map((window) => ({ key: window.key, limit: window.limit, expiresAt: window.resetMs })),
       );
-      const states = windows.map((window, index) => ({
-        window: window.name,
-        limit: window.limit,
-        reset: Math.ceil(window.resetMs / 1000),
-        remaining: Math.max(0, window.limit - (result.counts[index] ?? 0)),
-      }));
-      const [hourly, daily] = states as [(typeof states)[0], (typeof states)[0]];
-      if (!result.allowed) {
-        // Of the spent windows, the one that resets last is the one the caller must wait for.
-        const spent = states.filter((state) => state.remaining === 0);
-        const binding = spent[spent.length - 1] ?? daily;
-        return {
-          allowed: false,
-          limit: hourly.limit,
-          remaining: 0,
-          reset: binding.reset,
-          refusedBy: { window: binding.window, limit: binding.limit, reset: binding.reset },
-        };
-      }
-      // On a tie the daily window binds: once both run out, only the daily reset helps.
-      const binding = hourly.remaining < daily.remaining ? hourly : daily;
-      return { allowed: true, limit: hourly.limit, remaining: binding.remaining, reset: binding.reset };
+      return then(counted, (result) => decide(windows, result));
     },
   };
+}
+
+function decide(windows: ReturnType<typeof rateLimitWindows>, result: ConsumeResult): RateLimitDecision {
+  const states = windows.map((window, index) => ({
+    window: window.name,
+    limit: window.limit,
+    reset: Math.ceil(window.resetMs / 1000),
+    remaining: Math.max(0, window.limit - (result.counts[index] ?? 0)),
+  }));
+  const [hourly, daily] = states as [(typeof states)[0], (typeof states)[0]];
+  if (!result.allowed) {
+    // Of the spent windows, the one that resets last is the one the caller must wait for.
+    const spent = states.filter((state) => state.remaining === 0);
+    const binding = spent[spent.length - 1] ?? daily;
+    return {
+      allowed: false,
+      limit: hourly.limit,
+      remaining: 0,
+      reset: binding.reset,
+      refusedBy: { window: binding.window, limit: binding.limit, reset: binding.reset },
+    };
+  }
+  // On a tie the daily window binds: once both run out, only the daily reset helps.
+  const binding = hourly.remaining < daily.remaining ? hourly : daily;
+  return { allowed: true, limit: hourly.limit, remaining: binding.remaining, reset: binding.reset };
 }

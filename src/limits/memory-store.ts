@@ -8,7 +8,10 @@ interface Counter {
 /** How often, in clock time, expired counters are swept so memory tracks active clients only. */
 const SWEEP_INTERVAL_MS = 60_000;
 
-/** Rate-limit counters in this process's memory. Exact for one process; see the Redis store for more. */
+/**
+ * Rate-limit counters in this process's memory. Exact for one process; see the Redis store for more.
+ * Answers synchronously: it runs on every API request, and a promise there is a measurable cost.
+ */
 export function createMemoryRateLimitStore(now: () => number = Date.now): RateLimitStore {
   const counters = new Map<string, Counter>();
   let nextSweep = now() + SWEEP_INTERVAL_MS;
@@ -25,16 +28,19 @@ export function createMemoryRateLimitStore(now: () => number = Date.now): RateLi
   }
 
   return {
-    async consume(requests: readonly CounterRequest[]): Promise<ConsumeResult> {
+    consume(requests: readonly CounterRequest[]): ConsumeResult {
       const time = now();
       sweep(time);
       const existing = requests.map((request) => current(request.key, time));
       const allowed = requests.every((request, index) => (existing[index]?.count ?? 0) < request.limit);
       if (!allowed) return { allowed, counts: existing.map((counter) => counter?.count ?? 0) };
       const counts = requests.map((request, index) => {
-        const counter = existing[index] ?? { count: 0, expiresAt: request.expiresAt };
+        let counter = existing[index];
+        if (counter === undefined) {
+          counter = { count: 0, expiresAt: request.expiresAt };
+          counters.set(request.key, counter);
+        }
         counter.count += 1;
-        counters.set(request.key, counter);
         return counter.count;
       });
       return { allowed, counts };

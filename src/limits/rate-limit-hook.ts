@@ -1,7 +1,8 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, apiErrors } from '../http/errors.ts';
 import { type Caller, type CallerResolver, publicCaller } from './caller.ts';
 import type { RateLimitDecision, RateLimiter } from './limiter.ts';
+import { isPromise, type MaybePromise, then } from './maybe-async.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -22,6 +23,10 @@ function rateLimitHeaders(decision: RateLimitDecision): Record<string, number> {
  * Counts every request under `prefix` (errors included, so 400s and 404s carry the headers too)
  * except CORS preflights and the requests it refuses. A rejected API key is counted against the
  * caller's IP, so guessing keys is limited like any public traffic.
+ *
+ * A callback hook rather than an async one: with the in-process store and no API key every step is
+ * synchronous, and the request goes on without a promise or a microtask (measured: about a tenth of
+ * /api/v1/ipv6's server time). With Redis or a key lookup, the same steps wait for their promises.
  */
 export function registerRateLimiting(
   app: FastifyInstance,
@@ -35,27 +40,49 @@ export function registerRateLimiting(
 ): void {
   const { limiter, callers, prefix } = options;
   const exclude = options.exclude ?? [];
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.method === 'OPTIONS' || !request.url.startsWith(prefix)) return;
-    if (exclude.some((path) => isUnderPath(request.url, path))) return;
-    let caller: Caller;
-    let keyRejection: ApiError | undefined;
-    try {
-      caller = await callers.resolve(request.clientIp, request.headers.authorization);
-    } catch (error) {
+
+  /** The caller, and the 401 to give after counting when the key was rejected. */
+  function identify(request: FastifyRequest): MaybePromise<Identified> {
+    const onRejected = (error: unknown): Identified => {
       if (!(error instanceof ApiError) || error.status !== 401) throw error;
-      keyRejection = error;
-      caller = publicCaller(request.clientIp);
+      return { caller: publicCaller(request.clientIp), keyRejection: error };
+    };
+    try {
+      const resolved = callers.resolve(request.clientIp, request.headers.authorization);
+      return isPromise(resolved) ? resolved.then((caller) => ({ caller }), onRejected) : { caller: resolved };
+    } catch (error) {
+      return onRejected(error);
     }
-    const decision = await limiter.check(caller.tier, caller.subject);
-    reply.headers(rateLimitHeaders(decision));
-    if (decision.refusedBy) {
-      const { window, limit, reset } = decision.refusedBy;
-      throw apiErrors.rateLimited(window, limit, reset);
+  }
+
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.method === 'OPTIONS' || !request.url.startsWith(prefix)) return done();
+    if (exclude.some((path) => isUnderPath(request.url, path))) return done();
+    let outcome: MaybePromise<ApiError | undefined>;
+    try {
+      outcome = then(identify(request), ({ caller, keyRejection }) =>
+        then(limiter.check(caller.tier, caller.subject), (decision) => {
+          reply.headers(rateLimitHeaders(decision));
+          if (decision.refusedBy) {
+            const { window, limit, reset } = decision.refusedBy;
+            return apiErrors.rateLimited(window, limit, reset);
+          }
+          if (keyRejection) return keyRejection;
+          request.caller = caller;
+          return undefined;
+        }),
+      );
+    } catch (error) {
+      return done(error as Error);
     }
-    if (keyRejection) throw keyRejection;
-    request.caller = caller;
+    if (isPromise(outcome)) outcome.then((refusal) => done(refusal), done);
+    else done(outcome);
   });
+}
+
+interface Identified {
+  caller: Caller;
+  keyRejection?: ApiError;
 }
 
 /** `/a/b` is under `/a` (as are `/a`, `/a?x` and `/a/`), `/ab` is not. */

@@ -13,13 +13,18 @@ export interface ConsumeResult {
   readonly counts: readonly number[];
 }
 
+import type { MaybePromise } from './maybe-async.ts';
+
 /**
  * Where rate-limit counters live. `consume` is all-or-nothing: a request refused by one window
  * increments none, so 429s never count against the caller. The in-process store is the embedded
  * default; a Redis store gives every instance the same counters.
  */
 export interface RateLimitStore {
-  /** A counter with limit 0 is never incremented: `consume` then just reads its value. */
-  consume(counters: readonly CounterRequest[]): Promise<ConsumeResult>;
+  /**
+   * A counter with limit 0 is never incremented: `consume` then just reads its value. The
+   * in-process store answers synchronously; shared stores answer with a promise.
+   */
+  consume(counters: readonly CounterRequest[]): MaybePromise<ConsumeResult>;
   close(): Promise<void>;
 }

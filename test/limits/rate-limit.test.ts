@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { apiErrors } from '../../src/http/errors.ts';
+import { type CallerResolver, publicCaller } from '../../src/limits/caller.ts';
 import { createRateLimiter } from '../../src/limits/limiter.ts';
 import { createMemoryRateLimitStore } from '../../src/limits/memory-store.ts';
+import type { RateLimitStore } from '../../src/limits/store.ts';
 import { DEFAULT_TIER_LIMITS, parseRateLimits } from '../../src/limits/tiers.ts';
 import { buildTestApp, manualClock } from '../support/app.ts';
 
@@ -161,4 +164,70 @@ test('parseRateLimits keeps defaults for tiers left out and names bad entries', 
   assert.throws(() => parseRateLimits('gold=1/2'), /unknown tier "gold"/);
   assert.throws(() => parseRateLimits('public=100'), /"public=100"/);
   assert.throws(() => parseRateLimits('public=100/50'), /daily limit is below/);
+});
+
+test('the memory store answers without a promise (the hook relies on it for its fast path)', () => {
+  const store = createMemoryRateLimitStore();
+  const answer = store.consume([{ key: 'k', limit: 2, expiresAt: Date.now() + 60_000 }]);
+  assert.ok(!(answer instanceof Promise));
+  assert.deepEqual(answer, { allowed: true, counts: [1] });
+});
+
+/** The memory store behind a promise, as a shared store answers. */
+function asynchronousStore(now: () => number): RateLimitStore {
+  const inner = createMemoryRateLimitStore(now);
+  return { consume: async (counters) => inner.consume(counters), close: () => inner.close() };
+}
+
+test('a store or caller lookup that answers with a promise gives the same headers, 429s and 401s', async () => {
+  const answers = [];
+  for (const variant of ['synchronous', 'asynchronous'] as const) {
+    const clock = manualClock('2026-01-01T10:00:00Z');
+    const asynchronous = variant === 'asynchronous';
+    const callers: CallerResolver = {
+      resolve(clientIp, authorization) {
+        if (authorization === 'Bearer good') {
+          const caller = { tier: 'free' as const, subject: 'account:1', accountId: '1' };
+          return asynchronous ? Promise.resolve(caller) : caller;
+        }
+        if (authorization !== undefined) {
+          if (asynchronous) return Promise.reject(apiErrors.invalidApiKey());
+          throw apiErrors.invalidApiKey();
+        }
+        return publicCaller(clientIp);
+      },
+    };
+    const app = await buildTestApp(
+      { RATE_LIMITS: 'public=3/10,free=5/10' },
+      { now: clock.now, callers, ...(asynchronous ? { rateLimitStore: asynchronousStore(clock.now) } : {}) },
+    );
+    const seen = [];
+    for (const authorization of [undefined, 'Bearer bad', undefined, 'Bearer good', undefined, undefined]) {
+      const response = await app.inject({
+        url: '/api/v1/ipv6',
+        remoteAddress: '203.0.113.9',
+        headers: authorization ? { authorization } : {},
+      });
+      seen.push([
+        response.statusCode,
+        response.headers['x-ratelimit-limit'],
+        response.headers['x-ratelimit-remaining'],
+        response.headers['x-ratelimit-reset'],
+      ]);
+    }
+    answers.push(seen);
+    await app.close();
+  }
+  const reset = String(unix('2026-01-01T11:00:00Z'));
+  // The bad key counts against the client's IP; the good key counts against the account.
+  const expected = [
+    [200, '3', '2', reset],
+    [401, '3', '1', reset],
+    [200, '3', '0', reset],
+    [200, '5', '4', reset],
+    [429, '3', '0', reset],
+    [429, '3', '0', reset],
+  ];
+  assert.deepEqual(answers[0], expected);
+  assert.deepEqual(answers[1], expected);
 });
