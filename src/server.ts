@@ -1,3 +1,5 @@
+// First, before other modules load and the heap sees a full GC (see the module for why).
+import './runtime/retain-next-tick-shape.ts';
 import cluster from 'node:cluster';
 import { mkdir } from 'node:fs/promises';
 import { buildApp } from './app.ts';
