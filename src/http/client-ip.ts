@@ -63,6 +63,8 @@ function walkChain(chain: (string | null)[], trust: TrustProxy): string | null {
 /** `1.2.3.4`, `1.2.3.4:80`, `2001:db8::1`, `[2001:db8::1]` or `[2001:db8::1]:80`; else null. */
 function parseAddressWithPort(raw: string): string | null {
   const value = raw.trim();
+  // The usual entry: a plain dotted quad, which isIPv4 only accepts in its one normal spelling.
+  if (isIPv4(value)) return value;
   const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(value);
   if (bracketed) return normaliseIp(bracketed[1] ?? '');
   const ipv4WithPort = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/.exec(value);
