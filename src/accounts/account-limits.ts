@@ -50,10 +50,10 @@ export function createAccountLimiter(store: RateLimitStore, now: () => number): 
       const windows = counters.map(({ name, subject }) => {
         const { limit, windowMs } = ACCOUNT_LIMITS[name];
         const index = Math.floor(time / windowMs);
-        return { name, limit, resetMs: (index + 1) * windowMs, key: `account:${name}:${index}:${subject}` };
+        return { name, limit, resetMs: (index + 1) * windowMs, window: `account:${name}:${index}`, subject };
       });
       const result = await store.consume(
-        windows.map((window) => ({ key: window.key, limit: window.limit, expiresAt: window.resetMs })),
+        windows.map(({ window, subject, limit, resetMs }) => ({ window, subject, limit, expiresAt: resetMs })),
       );
       const first = windows[0];
       if (!first) throw new Error('no counter to consume');

@@ -27,8 +27,8 @@ export interface RateLimiter {
 }
 
 /**
- * The two windows a request of `subject` on `tier` counts in at `time`, with their store keys (also
- * read by the account page to show usage).
+ * The two windows a request of `subject` on `tier` counts in at `time`, as the store's counters
+ * (also read by the account page to show usage).
  */
 export function rateLimitWindows(limits: TierLimits, tier: Tier, subject: string, time: number) {
   return (['hourly', 'daily'] as const).map((name) => {
@@ -37,9 +37,25 @@ export function rateLimitWindows(limits: TierLimits, tier: Tier, subject: string
       name,
       limit: limits[tier][name],
       resetMs: (index + 1) * WINDOW_MS[name],
-      key: `rl:${tier}:${name}:${index}:${subject}`,
+      window: windowKey(tier, name, index),
+      subject,
     };
   });
+}
+
+/**
+ * `rl:<tier>:<window>:<index>`, the same string object for as long as the window lasts: the
+ * in-process store finds its counters by it on every request, and a string that is reused keeps
+ * its hash instead of being built and hashed anew.
+ */
+const windowKeys = new Map<string, { index: number; key: string }>();
+function windowKey(tier: Tier, name: WindowName, index: number): string {
+  const slot = tier + name;
+  const known = windowKeys.get(slot);
+  if (known !== undefined && known.index === index) return known.key;
+  const key = `rl:${tier}:${name}:${index}`;
+  windowKeys.set(slot, { index, key });
+  return key;
 }
 
 /**
@@ -58,7 +74,12 @@ export function createRateLimiter(options: {
     check(tier, subject) {
       const windows = rateLimitWindows(limits, tier, subject, now());
       const counted = store.consume(
-        windows.map((window) => ({ key: window.key, limit: window.limit, expiresAt: window.resetMs })),
+        windows.map((window) => ({
+          window: window.window,
+          subject: window.subject,
+          limit: window.limit,
+          expiresAt: window.resetMs,
+        })),
       );
       return then(counted, (result) => decide(windows, result));
     },

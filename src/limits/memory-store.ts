@@ -1,52 +1,57 @@
 import type { ConsumeResult, CounterRequest, RateLimitStore } from './store.ts';
 
-interface Counter {
-  count: number;
-  expiresAt: number;
+interface Window {
+  readonly expiresAt: number;
+  /** Requests counted so far, by subject. */
+  readonly counts: Map<string, number>;
 }
 
-/** How often, in clock time, expired counters are swept so memory tracks active clients only. */
+/** How often, in clock time, expired windows are dropped so memory tracks active clients only. */
 const SWEEP_INTERVAL_MS = 60_000;
 
 /**
  * Rate-limit counters in this process's memory. Exact for one process; see the Redis store for more.
- * Answers synchronously: it runs on every API request, and a promise there is a measurable cost.
+ *
+ * Counters are grouped by window: the few window names are the same string objects request after
+ * request (the limiter keeps them), so finding a window is cheap, and a subject is hashed once for
+ * all its windows. A window's counters expire together, so sweeping drops whole maps. Answers
+ * synchronously: it runs on every API request, and a promise there is a measurable cost.
  */
 export function createMemoryRateLimitStore(now: () => number = Date.now): RateLimitStore {
-  const counters = new Map<string, Counter>();
+  const windows = new Map<string, Window>();
   let nextSweep = now() + SWEEP_INTERVAL_MS;
 
   function sweep(time: number): void {
     if (time < nextSweep) return;
     nextSweep = time + SWEEP_INTERVAL_MS;
-    for (const [key, counter] of counters) if (counter.expiresAt <= time) counters.delete(key);
+    for (const [name, window] of windows) if (window.expiresAt <= time) windows.delete(name);
   }
 
-  function current(key: string, time: number): Counter | undefined {
-    const counter = counters.get(key);
-    return counter && counter.expiresAt > time ? counter : undefined;
+  function windowOf(request: CounterRequest, time: number): Window {
+    const existing = windows.get(request.window);
+    if (existing !== undefined && existing.expiresAt > time) return existing;
+    const fresh = { expiresAt: request.expiresAt, counts: new Map<string, number>() };
+    windows.set(request.window, fresh);
+    return fresh;
   }
 
   return {
     consume(requests: readonly CounterRequest[]): ConsumeResult {
       const time = now();
       sweep(time);
-      const existing = requests.map((request) => current(request.key, time));
-      const allowed = requests.every((request, index) => (existing[index]?.count ?? 0) < request.limit);
-      if (!allowed) return { allowed, counts: existing.map((counter) => counter?.count ?? 0) };
-      const counts = requests.map((request, index) => {
-        let counter = existing[index];
-        if (counter === undefined) {
-          counter = { count: 0, expiresAt: request.expiresAt };
-          counters.set(request.key, counter);
-        }
-        counter.count += 1;
-        return counter.count;
+      const counters = requests.map((request) => windowOf(request, time).counts);
+      const counts = requests.map((request, index) => counters[index]?.get(request.subject) ?? 0);
+      const allowed = requests.every((request, index) => (counts[index] ?? 0) < request.limit);
+      if (!allowed) return { allowed, counts };
+      requests.forEach((request, index) => {
+        const count = (counts[index] ?? 0) + 1;
+        counters[index]?.set(request.subject, count);
+        counts[index] = count;
       });
       return { allowed, counts };
     },
     async close(): Promise<void> {
-      counters.clear();
+      windows.clear();
     },
   };
 }

@@ -35,7 +35,7 @@ export function createRedisRateLimitStore(redis: Redis, keyPrefix = 'netinfo:'):
   return {
     async consume(counters: readonly CounterRequest[]): Promise<ConsumeResult> {
       const args: (string | number)[] = [counters.length];
-      for (const counter of counters) args.push(keyPrefix + counter.key);
+      for (const counter of counters) args.push(`${keyPrefix}${counter.window}:${counter.subject}`);
       for (const counter of counters) args.push(counter.limit, Math.ceil(counter.expiresAt));
       const [allowed, ...counts] = await redis.netinfoConsume(...args);
       return { allowed: allowed === 1, counts };

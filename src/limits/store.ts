@@ -1,6 +1,11 @@
-/** One counter a request would increment: the window's key, its limit and when it expires. */
+/**
+ * One counter a request would increment: which window (`rl:public:hourly:493001`: every counter of
+ * one window expires together) and whose (`ip:192.0.2.1`), its limit and when it expires. A shared
+ * store keys it `<window>:<subject>`.
+ */
 export interface CounterRequest {
-  readonly key: string;
+  readonly window: string;
+  readonly subject: string;
   readonly limit: number;
   /** UNIX time in milliseconds after which the counter may be forgotten. */
   readonly expiresAt: number;

@@ -138,8 +138,8 @@ test('the memory store refuses all-or-nothing and forgets expired counters', asy
   const clock = manualClock('2026-01-01T00:00:00Z');
   const store = createMemoryRateLimitStore(clock.now);
   const expiresAt = clock.now() + 1000;
-  const a = { key: 'a', limit: 1, expiresAt };
-  const b = { key: 'b', limit: 5, expiresAt };
+  const a = { window: 'w1', subject: 's', limit: 1, expiresAt };
+  const b = { window: 'w2', subject: 's', limit: 5, expiresAt };
   assert.deepEqual(await store.consume([a, b]), { allowed: true, counts: [1, 1] });
   assert.deepEqual(await store.consume([a, b]), { allowed: false, counts: [1, 1] });
   clock.advance(1000);
@@ -168,7 +168,7 @@ test('parseRateLimits keeps defaults for tiers left out and names bad entries', 
 
 test('the memory store answers without a promise (the hook relies on it for its fast path)', () => {
   const store = createMemoryRateLimitStore();
-  const answer = store.consume([{ key: 'k', limit: 2, expiresAt: Date.now() + 60_000 }]);
+  const answer = store.consume([{ window: 'w', subject: 's', limit: 2, expiresAt: Date.now() + 60_000 }]);
   assert.ok(!(answer instanceof Promise));
   assert.deepEqual(answer, { allowed: true, counts: [1] });
 });

@@ -29,11 +29,11 @@ describe('with Redis (REDIS_URL)', { skip: redisSkipReason, timeout: 90_000 }, (
   it('the store increments all counters or none, and sets each window to expire', async () => {
     const store = createRedisRateLimitStore(client, 'unit:');
     const expiresAt = Date.now() + 60_000;
-    const a = { key: 'a', limit: 1, expiresAt };
-    const b = { key: 'b', limit: 5, expiresAt };
+    const a = { window: 'w1', subject: 's', limit: 1, expiresAt };
+    const b = { window: 'w2', subject: 's', limit: 5, expiresAt };
     assert.deepEqual(await store.consume([a, b]), { allowed: true, counts: [1, 1] });
     assert.deepEqual(await store.consume([a, b]), { allowed: false, counts: [1, 1] });
-    const ttl = await client.pttl('unit:b');
+    const ttl = await client.pttl('unit:w2:s');
     assert.ok(ttl > 50_000 && ttl <= 60_000, `pttl ${ttl}`);
   });
 
