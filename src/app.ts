@@ -14,6 +14,7 @@ import { registerCors } from './http/cors.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
 import { registerOpenApi, registerOpenApiRoute } from './http/openapi.ts';
 import { registerRequestContext, requestIdFor } from './http/request-context.ts';
+import { lazyRequestLogger } from './http/request-logger.ts';
 import type { IpDataStore } from './ipinfo/ip-data-store.ts';
 import { registerIpFamilyRoute } from './ipinfo/ip-family-route.ts';
 import { registerIpInfo } from './ipinfo/ip-info.ts';
@@ -87,6 +88,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       },
       ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
+    // Most requests log nothing: their logger (with the request id) is made on first use.
+    childLoggerFactory: lazyRequestLogger,
     genReqId: requestIdFor,
     requestIdHeader: false,
     return503OnClosing: true,
