@@ -54,8 +54,14 @@ interface Started {
 // so each server is measured on the same single core and the generator is not what limits it.
 const PIN = availableParallelism() >= 2 && spawnSync('taskset', ['-pc', '0', String(process.pid)]).status === 0;
 
+// BENCH_PROFILE=<dir> writes a V8 CPU profile of the netinfo process there (open it in Chrome's
+// DevTools or read it with any .cpuprofile tool) to see where the time of a scenario goes.
+const PROFILE_DIR = process.env.BENCH_PROFILE;
+
 function start(script: string, env: Record<string, string>): Promise<Started> {
-  const [command, args] = PIN ? ['taskset', ['-c', '1', process.execPath, script]] : [process.execPath, [script]];
+  const profile = PROFILE_DIR && script === 'src/server.ts' ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
+  const node = [process.execPath, ...profile, script];
+  const [command, args] = PIN ? ['taskset', ['-c', '1', ...node]] : [node[0], node.slice(1)];
   const child = spawn(command as string, args as string[], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
@@ -198,7 +204,10 @@ async function runScenario(name: string, scenario: Scenario): Promise<boolean> {
   } finally {
     clearInterval(sampler);
     bare.child.kill('SIGTERM');
+    // Waited for, so a profile is written and ports are free before the next scenario starts.
+    const exited = new Promise((resolve) => service.child.once('exit', resolve));
     service.child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
     await prepared?.close();
   }
 }
