@@ -1,5 +1,5 @@
 import { type MaybePromise, then } from './maybe-async.ts';
-import type { ConsumeResult, RateLimitStore } from './store.ts';
+import type { ConsumeResult, CounterRequest, RateLimitStore } from './store.ts';
 import type { Tier, TierLimits } from './tiers.ts';
 
 export type WindowName = 'hourly' | 'daily';
@@ -26,21 +26,33 @@ export interface RateLimiter {
   check(tier: Tier, subject: string): MaybePromise<RateLimitDecision>;
 }
 
+/** One window a request counts in, as the store's counter. */
+export interface WindowCounter extends CounterRequest {
+  readonly name: WindowName;
+}
+
 /**
- * The two windows a request of `subject` on `tier` counts in at `time`, as the store's counters
- * (also read by the account page to show usage).
+ * The two windows, hourly then daily, a request of `subject` on `tier` counts in at `time`, as the
+ * store's counters (also read by the account page to show usage).
  */
-export function rateLimitWindows(limits: TierLimits, tier: Tier, subject: string, time: number) {
-  return (['hourly', 'daily'] as const).map((name) => {
-    const index = Math.floor(time / WINDOW_MS[name]);
-    return {
-      name,
-      limit: limits[tier][name],
-      resetMs: (index + 1) * WINDOW_MS[name],
-      window: windowKey(tier, name, index),
-      subject,
-    };
-  });
+export function rateLimitWindows(
+  limits: TierLimits,
+  tier: Tier,
+  subject: string,
+  time: number,
+): [WindowCounter, WindowCounter] {
+  return [windowAt(limits, tier, 'hourly', subject, time), windowAt(limits, tier, 'daily', subject, time)];
+}
+
+function windowAt(limits: TierLimits, tier: Tier, name: WindowName, subject: string, time: number): WindowCounter {
+  const index = Math.floor(time / WINDOW_MS[name]);
+  return {
+    name,
+    window: windowKey(tier, name, index),
+    subject,
+    limit: limits[tier][name],
+    expiresAt: (index + 1) * WINDOW_MS[name],
+  };
 }
 
 /**
@@ -48,14 +60,18 @@ export function rateLimitWindows(limits: TierLimits, tier: Tier, subject: string
  * in-process store finds its counters by it on every request, and a string that is reused keeps
  * its hash instead of being built and hashed anew.
  */
-const windowKeys = new Map<string, { index: number; key: string }>();
+const windowKeys: Record<Tier, Record<WindowName, { index: number; key: string }>> = {
+  public: { hourly: { index: -1, key: '' }, daily: { index: -1, key: '' } },
+  free: { hourly: { index: -1, key: '' }, daily: { index: -1, key: '' } },
+  pro: { hourly: { index: -1, key: '' }, daily: { index: -1, key: '' } },
+};
 function windowKey(tier: Tier, name: WindowName, index: number): string {
-  const slot = tier + name;
-  const known = windowKeys.get(slot);
-  if (known !== undefined && known.index === index) return known.key;
-  const key = `rl:${tier}:${name}:${index}`;
-  windowKeys.set(slot, { index, key });
-  return key;
+  const known = windowKeys[tier][name];
+  if (known.index !== index) {
+    known.index = index;
+    known.key = `rl:${tier}:${name}:${index}`;
+  }
+  return known.key;
 }
 
 /**
@@ -73,31 +89,38 @@ export function createRateLimiter(options: {
   return {
     check(tier, subject) {
       const windows = rateLimitWindows(limits, tier, subject, now());
-      const counted = store.consume(
-        windows.map((window) => ({
-          window: window.window,
-          subject: window.subject,
-          limit: window.limit,
-          expiresAt: window.resetMs,
-        })),
-      );
-      return then(counted, (result) => decide(windows, result));
+      return then(store.consume(windows), (result) => decide(windows, result));
     },
   };
 }
 
-function decide(windows: ReturnType<typeof rateLimitWindows>, result: ConsumeResult): RateLimitDecision {
-  const states = windows.map((window, index) => ({
-    window: window.name,
-    limit: window.limit,
-    reset: Math.ceil(window.resetMs / 1000),
-    remaining: Math.max(0, window.limit - (result.counts[index] ?? 0)),
-  }));
-  const [hourly, daily] = states as [(typeof states)[0], (typeof states)[0]];
+interface WindowState {
+  readonly window: WindowName;
+  readonly limit: number;
+  readonly remaining: number;
+  /** UNIX seconds. */
+  readonly reset: number;
+}
+
+function stateOf(counter: WindowCounter, count: number | undefined): WindowState {
+  return {
+    window: counter.name,
+    limit: counter.limit,
+    remaining: Math.max(0, counter.limit - (count ?? 0)),
+    reset: Math.ceil(counter.expiresAt / 1000),
+  };
+}
+
+function decide(
+  [hourlyCounter, dailyCounter]: [WindowCounter, WindowCounter],
+  result: ConsumeResult,
+): RateLimitDecision {
+  const hourly = stateOf(hourlyCounter, result.counts[0]);
+  const daily = stateOf(dailyCounter, result.counts[1]);
   if (!result.allowed) {
-    // Of the spent windows, the one that resets last is the one the caller must wait for.
-    const spent = states.filter((state) => state.remaining === 0);
-    const binding = spent[spent.length - 1] ?? daily;
+    // Of the spent windows, the one that resets last (the daily one when both are spent) is the one
+    // the caller must wait for.
+    const binding = daily.remaining === 0 || hourly.remaining !== 0 ? daily : hourly;
     return {
       allowed: false,
       limit: hourly.limit,

@@ -39,15 +39,23 @@ export function createMemoryRateLimitStore(now: () => number = Date.now): RateLi
     consume(requests: readonly CounterRequest[]): ConsumeResult {
       const time = now();
       sweep(time);
-      const counters = requests.map((request) => windowOf(request, time).counts);
-      const counts = requests.map((request, index) => counters[index]?.get(request.subject) ?? 0);
-      const allowed = requests.every((request, index) => (counts[index] ?? 0) < request.limit);
+      // Plain loops: this runs on every request, with two counters.
+      const counters: Map<string, number>[] = [];
+      const counts: number[] = [];
+      let allowed = true;
+      for (const request of requests) {
+        const counter = windowOf(request, time).counts;
+        const count = counter.get(request.subject) ?? 0;
+        if (count >= request.limit) allowed = false;
+        counters.push(counter);
+        counts.push(count);
+      }
       if (!allowed) return { allowed, counts };
-      requests.forEach((request, index) => {
-        const count = (counts[index] ?? 0) + 1;
-        counters[index]?.set(request.subject, count);
+      for (let index = 0; index < requests.length; index++) {
+        const count = (counts[index] as number) + 1;
+        counters[index]?.set((requests[index] as CounterRequest).subject, count);
         counts[index] = count;
-      });
+      }
       return { allowed, counts };
     },
     async close(): Promise<void> {

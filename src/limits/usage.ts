@@ -23,10 +23,8 @@ export async function readUsage(
 ): Promise<{ hourly: WindowUsage; daily: WindowUsage }> {
   const [hourly, daily] = await Promise.all(
     rateLimitWindows(limits, tier, subject, time).map(async (window) => {
-      const result = await store.consume([
-        { window: window.window, subject: window.subject, limit: 0, expiresAt: window.resetMs },
-      ]);
-      return { used: result.counts[0] ?? 0, limit: window.limit, reset: Math.ceil(window.resetMs / 1000) };
+      const result = await store.consume([{ ...window, limit: 0 }]);
+      return { used: result.counts[0] ?? 0, limit: window.limit, reset: Math.ceil(window.expiresAt / 1000) };
     }),
   );
   return { hourly: hourly as WindowUsage, daily: daily as WindowUsage };
