@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
+import { isIPv4 } from 'node:net';
 import { test } from 'node:test';
 import { cidrOf, formatCidr, parseCidr } from '../../src/net/cidr.ts';
-import { ipv6Prefix64, normaliseIp, parseIp, reverseName } from '../../src/net/ip-address.ts';
+import { dottedQuadValue, ipv6Prefix64, normaliseIp, parseIp, reverseName } from '../../src/net/ip-address.ts';
 
 test('parseIp: numeric keys', () => {
   assert.deepEqual(parseIp('0.0.0.0'), { version: 4, value: 0 });
@@ -63,4 +64,35 @@ test('parseCidr', () => {
   const v4 = parseIp('203.0.113.77');
   assert.ok(v4);
   assert.equal(formatCidr(cidrOf(v4, 24)), '203.0.113.0/24');
+});
+
+test('dottedQuadValue accepts exactly what node:net isIPv4 accepts, with the right value', () => {
+  const edge = ['0.0.0.0', '255.255.255.255', '256.1.1.1', '01.2.3.4', '1.2.3', '1.2.3.4.', '.1.2.3.4', '1..2.3'];
+  const more = ['1.2.3.4 ', '1.2.3.04', '10.0.0.10', '100.200.250.255', '1.2.3.-4', '1.2.3.4.5', '1e1.2.3.4', ''];
+  // Random strings over digits and dots (a fixed seed), where the tricky cases live.
+  let state = 12345;
+  const random = () => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    state >>>= 0;
+    return state;
+  };
+  const generated = Array.from({ length: 50_000 }, () => {
+    const length = 5 + (random() % 12);
+    return Array.from({ length }, () => '0123456789.'[random() % 11]).join('');
+  });
+  // And dotted shapes: 3-5 groups, octets up to 299, one in eight with a leading zero.
+  const octet = () => `${random() % 8 === 0 ? '0' : ''}${random() % 300}`;
+  const shaped = Array.from({ length: 20_000 }, () => Array.from({ length: 3 + (random() % 3) }, octet).join('.'));
+  let accepted = 0;
+  for (const text of [...edge, ...more, ...generated, ...shaped]) {
+    const value = dottedQuadValue(text);
+    assert.equal(value >= 0, isIPv4(text), text);
+    if (value < 0) continue;
+    accepted++;
+    const expected = text.split('.').reduce((sum, octet) => sum * 256 + Number(octet), 0);
+    assert.equal(value, expected, text);
+  }
+  assert.ok(accepted > 1000, `the sample holds enough valid addresses (${accepted})`);
 });
