@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, apiErrors } from '../http/errors.ts';
 import { type Caller, type CallerResolver, publicCaller } from './caller.ts';
 import type { RateLimitDecision, RateLimiter } from './limiter.ts';
@@ -11,12 +11,10 @@ declare module 'fastify' {
   }
 }
 
-function rateLimitHeaders(decision: RateLimitDecision): Record<string, number> {
-  return {
-    'x-ratelimit-limit': decision.limit,
-    'x-ratelimit-remaining': decision.remaining,
-    'x-ratelimit-reset': decision.reset,
-  };
+function setRateLimitHeaders(reply: FastifyReply, decision: RateLimitDecision): void {
+  reply.header('x-ratelimit-limit', decision.limit);
+  reply.header('x-ratelimit-remaining', decision.remaining);
+  reply.header('x-ratelimit-reset', decision.reset);
 }
 
 /**
@@ -62,7 +60,7 @@ export function registerRateLimiting(
     try {
       outcome = then(identify(request), ({ caller, keyRejection }) =>
         then(limiter.check(caller.tier, caller.subject), (decision) => {
-          reply.headers(rateLimitHeaders(decision));
+          setRateLimitHeaders(reply, decision);
           if (decision.refusedBy) {
             const { window, limit, reset } = decision.refusedBy;
             return apiErrors.rateLimited(window, limit, reset);
