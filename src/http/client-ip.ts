@@ -22,7 +22,7 @@ const SINGLE_HEADERS = ['x-real-ip', 'cf-connecting-ip'] as const;
  */
 export function resolveClientIp(peer: string, headers: IncomingHttpHeaders, trust: TrustProxy): string {
   const peerIp = normalisePeer(peer);
-  if (!trust.enabled || !trust.isTrusted(peerIp)) return peerIp;
+  if (!trust.enabled || !isTrustedPeer(peerIp, trust)) return peerIp;
 
   for (const name of CHAIN_HEADERS) {
     const value = headerText(headers[name]);
@@ -36,6 +36,22 @@ export function resolveClientIp(peer: string, headers: IncomingHttpHeaders, trus
     return normaliseIp(value.trim()) ?? peerIp;
   }
   return peerIp;
+}
+
+/**
+ * Behind a proxy nearly every request comes from the same few peers, so the last answer is kept:
+ * parsing the peer and matching it against every trusted range on each request is wasted work.
+ */
+let lastPeer = '';
+let lastTrust: TrustProxy | undefined;
+let lastPeerTrusted = false;
+function isTrustedPeer(peerIp: string, trust: TrustProxy): boolean {
+  if (peerIp !== lastPeer || trust !== lastTrust) {
+    lastPeer = peerIp;
+    lastTrust = trust;
+    lastPeerTrusted = trust.isTrusted(peerIp);
+  }
+  return lastPeerTrusted;
 }
 
 /** The socket's own address text is already well-formed; skip full parsing on the common shapes. */

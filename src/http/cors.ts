@@ -7,9 +7,12 @@ import type { FastifyInstance } from 'fastify';
  * throughput). Cookies are never allowed cross-origin (no Allow-Credentials), which the account
  * API's CSRF defence relies on.
  */
+// X-Data-Attribution is sent by /api/v1/json only; listing a header a response lacks is harmless,
+// and one list for all responses keeps this a static write.
 const EVERY_RESPONSE = {
   'access-control-allow-origin': '*',
-  'access-control-expose-headers': 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id',
+  'access-control-expose-headers':
+    'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id, X-Data-Attribution',
 };
 const PREFLIGHT = {
   'access-control-allow-methods': 'GET, HEAD, OPTIONS',

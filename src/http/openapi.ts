@@ -20,7 +20,7 @@ refused: hourly or daily) and \`reset\` (when that window resets).
 405 method the path does not serve, 429 limit, 500 internal (quote the X-Request-Id), 502 an upstream
 service failed.
 
-**CORS.** \`Access-Control-Allow-Origin: *\` on every response; the X-RateLimit-* headers are exposed.
+**CORS.** \`Access-Control-Allow-Origin: *\` on every response; the X-RateLimit-*, X-Request-Id and X-Data-Attribution headers are exposed to browser scripts.
 
 **API keys.** Format: \`nk_\` + 30 random base62 characters + a 6-character base62 CRC-32 of them (39 characters,
 \`\\bnk_[0-9A-Za-z]{36}\\b\`); a key with a bad checksum is refused without a lookup. Keys are made in the

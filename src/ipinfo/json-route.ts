@@ -27,7 +27,6 @@ Attribution: the \`X-Data-Attribution\` header names the sources whose licences 
 
 export function registerJsonRoute(app: FastifyInstance, store: IpDataStore, lookupHostname: HostnameLookup): void {
   const answers = createAnswerCache<IpData>({ maxEntries: 20_000, ttlMs: ANSWER_TTL_MS });
-  const exposeAttribution = createExposer('X-Data-Attribution');
   const ok = okResponse(IpInfoBody, 'What the service knows about the caller’s address.');
   app.get(
     '/api/v1/json',
@@ -67,8 +66,8 @@ export function registerJsonRoute(app: FastifyInstance, store: IpDataStore, look
 
   function answer(ip: string, data: IpData | undefined, reply: FastifyReply): FastifyReply | Promise<FastifyReply> {
     if (data !== undefined && data.attribution !== '') {
+      // Readable by browser scripts: the CORS headers expose it (http/cors.ts).
       reply.header(ATTRIBUTION_HEADER, data.attribution);
-      exposeAttribution(reply);
     }
     reply.type(JSON_TYPE);
     const cached = answers.get(ip, data);
@@ -86,21 +85,4 @@ export function registerJsonRoute(app: FastifyInstance, store: IpDataStore, look
     answers.set(ip, data, json);
     return reply.send(json);
   }
-}
-
-/**
- * Adds X-Data-Attribution to the Access-Control-Expose-Headers the CORS plugin set, so browser
- * scripts can read it. The plugin's value is the same on every request, so the sum is kept.
- */
-function createExposer(name: string) {
-  let seen: unknown;
-  let combined = name;
-  return (reply: { getHeader(name: string): unknown; header(name: string, value: string): unknown }) => {
-    const exposed = reply.getHeader('access-control-expose-headers');
-    if (exposed !== seen) {
-      seen = exposed;
-      combined = typeof exposed === 'string' && exposed !== '' ? `${exposed}, ${name}` : name;
-    }
-    reply.header('access-control-expose-headers', combined);
-  };
 }
