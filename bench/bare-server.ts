@@ -1,13 +1,14 @@
-// The baseline: a bare node:http server answering a fixed JSON body the size of /api/v1/ipv6's.
+// The baseline: a bare node:http server answering a fixed JSON body, by default the size of
+// /api/v1/ipv6's; BARE_BODY_BYTES pads it to another scenario's answer size.
 import { createServer } from 'node:http';
 
-const body = JSON.stringify({
-  ip: '127.0.0.1',
-  is_ipv4: true,
-  is_ipv6: false,
-  protocol: 'IPv4',
-  timestamp: '2026-01-01T00:00:00Z',
-});
+const answer = { ip: '127.0.0.1', is_ipv4: true, is_ipv6: false, protocol: 'IPv4', timestamp: '2026-01-01T00:00:00Z' };
+const wanted = Number(process.env.BARE_BODY_BYTES ?? 0);
+const unpadded = JSON.stringify(answer);
+// `,"padding":""` costs 13 bytes; below that the plain answer is the closest.
+const padding = wanted - unpadded.length - 13;
+const body = padding >= 0 ? JSON.stringify({ ...answer, padding: 'x'.repeat(padding) }) : unpadded;
+
 const server = createServer((_request, response) => {
   response.writeHead(200, {
     'content-type': 'application/json; charset=utf-8',

@@ -121,7 +121,6 @@ async function waitUntilReady(url: string, since: number): Promise<number> {
 async function runScenario(name: string, scenario: Scenario): Promise<boolean> {
   const prepared = await scenario.setup?.();
   if (prepared) console.log(`${name}: ${prepared.describe}`);
-  const bare = await start('bench/bare-server.ts', {});
   const spawnedAt = performance.now();
   const service = await start('src/server.ts', {
     PORT: '0',
@@ -137,6 +136,7 @@ async function runScenario(name: string, scenario: Scenario): Promise<boolean> {
   const sampler = setInterval(() => {
     peakRss = Math.max(peakRss, residentMb(service.child.pid));
   }, 250);
+  let bare: Started | undefined;
   try {
     const readyMs = await waitUntilReady(service.url, spawnedAt);
     console.log(
@@ -144,6 +144,12 @@ async function runScenario(name: string, scenario: Scenario): Promise<boolean> {
     );
     await prepared?.verify?.(service.url);
     const requests = prepared?.requests;
+    // The baseline answers a body as long as netinfo's answer to the scenario's first request, so
+    // the comparison is of the work per request, not of how many bytes go over the socket.
+    const sample = requests?.[0] ?? { path: scenario.path, headers: {} };
+    const sampleBody = await (await fetch(`${service.url}${sample.path}`, { headers: sample.headers })).arrayBuffer();
+    bare = await start('bench/bare-server.ts', { BARE_BODY_BYTES: String(sampleBody.byteLength) });
+    console.log(`  bare node:http answers a fixed ${sampleBody.byteLength}-byte JSON body, as long as netinfo's`);
     const targets = requests
       ? { baseline: bare.url, netinfo: service.url }
       : { baseline: `${bare.url}/`, netinfo: `${service.url}${scenario.path}` };
@@ -203,7 +209,7 @@ async function runScenario(name: string, scenario: Scenario): Promise<boolean> {
     return met;
   } finally {
     clearInterval(sampler);
-    bare.child.kill('SIGTERM');
+    bare?.child.kill('SIGTERM');
     // Waited for, so a profile is written and ports are free before the next scenario starts.
     const exited = new Promise((resolve) => service.child.once('exit', resolve));
     service.child.kill('SIGTERM');
