@@ -1,4 +1,4 @@
-import { type MaybePromise, then } from './maybe-async.ts';
+import { type MaybePromise, thenMaybe } from './maybe-async.ts';
 import type { ConsumeResult, CounterRequest, RateLimitStore } from './store.ts';
 import type { Tier, TierLimits } from './tiers.ts';
 
@@ -89,7 +89,7 @@ export function createRateLimiter(options: {
   return {
     check(tier, subject) {
       const windows = rateLimitWindows(limits, tier, subject, now());
-      return then(store.consume(windows), (result) => decide(windows, result));
+      return thenMaybe(store.consume(windows), (result) => decide(windows, result));
     },
   };
 }

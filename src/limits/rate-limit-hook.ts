@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, apiErrors } from '../http/errors.ts';
 import { type Caller, type CallerResolver, publicCaller } from './caller.ts';
 import type { RateLimitDecision, RateLimiter } from './limiter.ts';
-import { isPromise, type MaybePromise, then } from './maybe-async.ts';
+import { isPromise, type MaybePromise, thenMaybe } from './maybe-async.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -58,8 +58,8 @@ export function registerRateLimiting(
     if (exclude.some((path) => isUnderPath(request.url, path))) return done();
     let outcome: MaybePromise<ApiError | undefined>;
     try {
-      outcome = then(identify(request), ({ caller, keyRejection }) =>
-        then(limiter.check(caller.tier, caller.subject), (decision) => {
+      outcome = thenMaybe(identify(request), ({ caller, keyRejection }) =>
+        thenMaybe(limiter.check(caller.tier, caller.subject), (decision) => {
           setRateLimitHeaders(reply, decision);
           if (decision.refusedBy) {
             const { window, limit, reset } = decision.refusedBy;
