@@ -2,21 +2,12 @@
 // MAXMIND_LICENSE_KEY) and the security feeds into DATA_DIR; a running service picks them up
 // within seconds, without a restart. Exit status 1 when any source failed (its old copy stays).
 import { mkdir } from 'node:fs/promises';
-import { ConfigError, loadConfig } from '../src/config.ts';
+import { loadConfigOrExit } from '../src/config.ts';
 import { UpdateError } from '../src/ipinfo/updater/download.ts';
 import { runDataUpdate } from '../src/ipinfo/updater/run-update.ts';
 import { updatePlanFromConfig } from '../src/ipinfo/updater/source-urls.ts';
 
-let config: ReturnType<typeof loadConfig>;
-try {
-  config = loadConfig();
-} catch (error) {
-  if (error instanceof ConfigError) {
-    console.error(error.message);
-    process.exit(2);
-  }
-  throw error;
-}
+const config = loadConfigOrExit(2);
 await mkdir(config.dataDir, { recursive: true });
 console.log(`updating IP data in ${config.dataDir}`);
 try {

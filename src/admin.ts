@@ -7,7 +7,7 @@ import { ADMIN_USAGE, runAdminCommand } from './accounts/admin.ts';
 import { buildKeyring, type Keyring } from './accounts/keyring.ts';
 import { MASTER_KEY_FILE, parseMasterKeys } from './accounts/master-key.ts';
 import { announcingOwnerChanges, createRedisOwnerChanges } from './accounts/owner-changes.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { loadConfigOrExit } from './config.ts';
 import { createRedisClient } from './scale/redis.ts';
 import { openRepository } from './storage/open.ts';
 
@@ -23,16 +23,7 @@ async function main(): Promise<number> {
     console.log(ADMIN_USAGE);
     return args.length === 0 ? 1 : 0;
   }
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      return 1;
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit(1);
   const stored = await openRepository(config.database, config.dataDir);
   // With several instances, tell them at once that a plan or an account's state changed.
   const redis = config.redisUrl ? createRedisClient(config.redisUrl) : null;

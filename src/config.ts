@@ -98,6 +98,20 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/**
+ * loadConfig for a command (the server, the admin command, the data updater): a bad value is
+ * printed, naming the variable, and the process exits with `exitCode` instead of a stack trace.
+ */
+export function loadConfigOrExit(exitCode: number): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    process.exit(exitCode);
+  }
+}
+
 /** Parses the environment once; a bad value throws a ConfigError naming the variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const problems: string[] = [];

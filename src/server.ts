@@ -3,24 +3,11 @@ import './runtime/retain-next-tick-shape.ts';
 import cluster from 'node:cluster';
 import { mkdir } from 'node:fs/promises';
 import { buildApp } from './app.ts';
-import { type Config, ConfigError, loadConfig } from './config.ts';
+import { type Config, loadConfigOrExit } from './config.ts';
 
-/**
- * Process entry: load config, build the app, listen, and close gracefully on SIGTERM/SIGINT.
- * With WORKERS > 1 this process becomes a supervisor that forks the workers (they share the port
- * through node:cluster) and restarts any that dies.
- */
-function readConfig(): Config {
-  try {
-    return loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(1);
-    }
-    throw error;
-  }
-}
+// Process entry: load config, build the app, listen, and close gracefully on SIGTERM/SIGINT.
+// With WORKERS > 1 this process becomes a supervisor that forks the workers (they share the port
+// through node:cluster) and restarts any that dies.
 
 function displayUrl(config: Config, port: number): string {
   const shown = config.host === '::' || config.host === '0.0.0.0' ? 'localhost' : config.host;
@@ -93,6 +80,6 @@ function supervise(config: Config): void {
   for (let index = 0; index < config.workers; index++) fork();
 }
 
-const config = readConfig();
+const config = loadConfigOrExit(1);
 if (cluster.isPrimary && config.workers > 1) supervise(config);
 else await serve(config);

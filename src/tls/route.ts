@@ -5,19 +5,12 @@ import { normaliseQueryName } from '../dns/names.ts';
 import { apiErrors } from '../http/errors.ts';
 import { commonErrorResponses, okResponse, upstreamErrorResponse } from '../http/schemas.ts';
 import { TlsCheckError, type TlsChecker } from './inspect.ts';
+import { VALIDATION_CODES } from './validation.ts';
 
 const nullableString = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
 const isoDate = (description: string) =>
   Type.String({ description: `${description} ISO 8601 UTC, \`YYYY-MM-DDThh:mm:ssZ\`.` });
 
-const VALIDATION_CODES = [
-  'self_signed',
-  'unknown_issuer',
-  'untrusted_chain',
-  'expired',
-  'not_yet_valid',
-  'name_mismatch',
-];
 
 export const SslAnswer = Type.Object(
   {

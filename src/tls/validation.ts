@@ -5,13 +5,17 @@
  * and the name are checked here whatever the chain said, and every reason found is listed.
  */
 
-export type ValidationCode =
-  | 'self_signed'
-  | 'unknown_issuer'
-  | 'untrusted_chain'
-  | 'expired'
-  | 'not_yet_valid'
-  | 'name_mismatch';
+/** Every reason, most fundamental first: without trust the dates and name prove nothing. */
+export const VALIDATION_CODES = [
+  'self_signed',
+  'unknown_issuer',
+  'untrusted_chain',
+  'expired',
+  'not_yet_valid',
+  'name_mismatch',
+] as const;
+
+export type ValidationCode = (typeof VALIDATION_CODES)[number];
 
 export interface ValidationProblem {
   code: ValidationCode;
@@ -45,15 +49,6 @@ const UNKNOWN_ISSUER = new Set([
 
 const DATE_ERRORS = new Set(['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID']);
 
-/** Most fundamental first: without trust the dates and name prove nothing. */
-const ORDER: readonly ValidationCode[] = [
-  'self_signed',
-  'unknown_issuer',
-  'untrusted_chain',
-  'expired',
-  'not_yet_valid',
-  'name_mismatch',
-];
 
 function iso(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -108,7 +103,7 @@ export function findValidationProblems(input: ValidationInput): ValidationProble
       if (trustProblem) problems.push(trustProblem);
     }
   }
-  return problems.sort((a, b) => ORDER.indexOf(a.code) - ORDER.indexOf(b.code));
+  return problems.sort((a, b) => VALIDATION_CODES.indexOf(a.code) - VALIDATION_CODES.indexOf(b.code));
 }
 
 /** Whole days until expiry, rounded down: 0 on the last day, negative once expired. */
