@@ -1,14 +1,13 @@
 // `npm run bench [-- scenario ...]`: drives netinfo and a bare node:http baseline with the same
 // load, in the same run, rounds interleaved so machine noise falls on both alike.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import path from 'node:path';
 import autocannon from 'autocannon';
+import { type ListeningProcess, startListeningProcess } from '../test/support/listening-process.ts';
 import { jsonScenarioSetup } from './json-scenario.ts';
 import { keyedScenarioSetup } from './keyed-scenario.ts';
 
-const repoRoot = path.resolve(import.meta.dirname, '..');
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -45,11 +44,6 @@ const SCENARIOS: Record<string, Scenario> = {
   json: { path: '/api/v1/json', target: 0.6, setup: jsonScenarioSetup, p99UnderMs: 5, rssUnderMb: 300 },
 };
 
-interface Started {
-  url: string;
-  child: ChildProcess;
-}
-
 // With two or more cores, the load generator (this process) gets core 0 and every server core 1,
 // so each server is measured on the same single core and the generator is not what limits it.
 const PIN = availableParallelism() >= 2 && spawnSync('taskset', ['-pc', '0', String(process.pid)]).status === 0;
@@ -58,24 +52,11 @@ const PIN = availableParallelism() >= 2 && spawnSync('taskset', ['-pc', '0', Str
 // DevTools or read it with any .cpuprofile tool) to see where the time of a scenario goes.
 const PROFILE_DIR = process.env.BENCH_PROFILE;
 
-function start(script: string, env: Record<string, string>): Promise<Started> {
+function start(script: string, env: Record<string, string>): Promise<ListeningProcess> {
   const profile = PROFILE_DIR && script === 'src/server.ts' ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
   const node = [process.execPath, ...profile, script];
-  const [command, args] = PIN ? ['taskset', ['-c', '1', ...node]] : [node[0], node.slice(1)];
-  const child = spawn(command as string, args as string[], {
-    cwd: repoRoot,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    child.stdout?.on('data', (chunk) => {
-      output += chunk;
-      const match = /http:\/\/[^\s/]+/.exec(output);
-      if (match) resolve({ url: match[0].replace('localhost', '127.0.0.1'), child });
-    });
-    child.on('exit', (code) => reject(new Error(`${script} exited with ${code}: ${output}`)));
-  });
+  const [command, ...args] = PIN ? ['taskset', '-c', '1', ...node] : node;
+  return startListeningProcess(command as string, args, env, 'inherit');
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
@@ -136,7 +117,7 @@ async function runScenario(name: string, scenario: Scenario): Promise<boolean> {
   const sampler = setInterval(() => {
     peakRss = Math.max(peakRss, residentMb(service.child.pid));
   }, 250);
-  let bare: Started | undefined;
+  let bare: ListeningProcess | undefined;
   try {
     const readyMs = await waitUntilReady(service.url, spawnedAt);
     console.log(

@@ -9,27 +9,24 @@
 //               server memory and CPU
 //   aborts      500 real ping streams dropped by their clients: no ping process left, no zombie
 // Only 127.0.0.1 is ever pinged; the DNS server is in this process on loopback.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { createSpawnTurns } from '../src/process/spawn-turns.ts';
 import { recordsHandler, startFakeDnsServer } from '../test/support/fake-dns-server.ts';
+import { type ListeningProcess, startListeningProcess } from '../test/support/listening-process.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 const TICKS_PER_SECOND = 100; // USER_HZ of /proc/<pid>/stat on Linux
 
-interface Server {
-  url: string;
-  child: ChildProcess;
-  pid: number;
-}
+type Server = ListeningProcess;
 
 function startServer(env: Record<string, string>): Promise<Server> {
-  const child = spawn(process.execPath, ['bench/stream-server.ts'], {
-    cwd: repoRoot,
-    env: {
-      ...process.env,
+  return startListeningProcess(
+    process.execPath,
+    ['bench/stream-server.ts'],
+    {
       LOG_LEVEL: 'warn',
       DATA_DIR: '.tmp/bench-data',
       ALLOW_PRIVATE_TARGETS: 'true',
@@ -39,17 +36,8 @@ function startServer(env: Record<string, string>): Promise<Server> {
       STREAM_MAX_PER_CLIENT: '2000',
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    child.stdout?.on('data', (chunk) => {
-      output += chunk;
-      const match = /http:\/\/[^\s/]+/.exec(output);
-      if (match && child.pid !== undefined) resolve({ url: match[0], child, pid: child.pid });
-    });
-    child.on('exit', (code) => reject(new Error(`stream server exited with ${code}: ${output}`)));
-  });
+    'inherit',
+  );
 }
 
 async function stopServer(server: Server): Promise<void> {
