@@ -12,20 +12,11 @@ import { runDataUpdate } from '../src/ipinfo/updater/run-update.ts';
 import { classifySpecialAddress } from '../src/net/special-addresses.ts';
 import { startFakeDnsServer } from '../test/support/fake-dns-server.ts';
 import { startLocalHttpServer } from '../test/support/local-http-server.ts';
+import { FEED_FILES, feedDir } from '../test/support/mmdb-fixtures.ts';
 import type { ScenarioSetup } from './run.ts';
 
 const CLIENTS = 1000;
 const DATA_DIR = '.tmp/bench-data';
-const feedDir = path.resolve(import.meta.dirname, '..', '..', 'shared', 'fixtures', 'feeds');
-const FEEDS = {
-  tor: 'tor-exit-nodes.lst',
-  'vpn-ipv4': 'x4bnet-vpn-ipv4.txt',
-  'vpn-ipv6': 'x4bnet-vpn-ipv6.txt',
-  'vpn-asn': 'x4bnet-vpn-ASN.txt',
-  'datacenter-ipv4': 'x4bnet-datacenter-ipv4.txt',
-  'datacenter-ipv6': 'x4bnet-datacenter-ipv6.txt',
-  'datacenter-asn': 'x4bnet-datacenter-ASN.txt',
-};
 
 /** Distinct public IPv4 addresses spread over the whole space (a fixed seed: the same every run). */
 function publicAddresses(count: number): string[] {
@@ -49,9 +40,9 @@ async function installFeeds(): Promise<string> {
   if (!existsSync(feedDir)) return 'no feed snapshots (../shared/fixtures/feeds absent): City and ASN data only';
   const http = await startLocalHttpServer();
   try {
-    for (const [id, file] of Object.entries(FEEDS))
+    for (const [id, file] of Object.entries(FEED_FILES))
       http.set(`/${id}`, { body: readFileSync(path.join(feedDir, file)) });
-    const urls = Object.fromEntries(Object.keys(FEEDS).map((id) => [id, `${http.origin}/${id}`]));
+    const urls = Object.fromEntries(Object.keys(FEED_FILES).map((id) => [id, `${http.origin}/${id}`]));
     const reports = await runDataUpdate({
       dataDir: path.resolve(DATA_DIR),
       urls: { city: null, asn: null, ...urls } as Parameters<typeof runDataUpdate>[0]['urls'],

@@ -8,9 +8,9 @@ import { parseCidrList } from '../src/ipinfo/feeds.ts';
 import { buildRangeTable } from '../src/ipinfo/range-table.ts';
 import type { Cidr } from '../src/net/cidr.ts';
 import { formatIp, parseIp } from '../src/net/ip-address.ts';
+import { feedDir } from '../test/support/mmdb-fixtures.ts';
 
 const LOOKUPS = 1_000_000;
-const feedDir = path.resolve(import.meta.dirname, '..', '..', 'shared', 'fixtures', 'feeds');
 
 let state = 42;
 function random32(): number {

@@ -5,9 +5,8 @@ import { test } from 'node:test';
 import { parseAsnList, parseCidrList, parseTorExitList } from '../../src/ipinfo/feeds.ts';
 import { buildSecurityFeeds } from '../../src/ipinfo/security-feeds.ts';
 import { formatCidr } from '../../src/net/cidr.ts';
+import { feedDir } from '../support/mmdb-fixtures.ts';
 
-const repoRoot = path.resolve(import.meta.dirname, '..', '..');
-const feedDir = path.resolve(repoRoot, '..', 'shared', 'fixtures', 'feeds');
 const readFeed = (name: string) => readFileSync(path.join(feedDir, name), 'utf8');
 
 test('parseCidrList: comments, blanks, CRLF and bad lines', () => {

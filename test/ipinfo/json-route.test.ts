@@ -12,6 +12,8 @@ import { type FakeDnsServer, recordsHandler, startFakeDnsServer } from '../suppo
 import { type LocalHttpServer, startLocalHttpServer } from '../support/local-http-server.ts';
 import {
   expectedFromJson,
+  expectedLocation,
+  FEED_FILES,
   feedDir,
   feedFixturesPresent,
   mmdbFixturesPresent,
@@ -67,36 +69,6 @@ function assertSpecTypes(body: Json): void {
     assert.ok((SECURITY_SOURCES as readonly unknown[]).includes(source));
 }
 
-type CityJson = {
-  city?: { names?: { en?: string } };
-  country?: { iso_code?: string; names?: { en?: string } };
-  continent?: { code?: string; names?: { en?: string } };
-  location?: { latitude?: number; longitude?: number; accuracy_radius?: number; time_zone?: string };
-  postal?: { code?: string };
-  subdivisions?: { iso_code?: string; names?: { en?: string } }[];
-};
-
-/** The location the route must give, straight from the JSON the City test database was built from. */
-function expectedLocation(ip: string): Json | undefined {
-  const record = expectedFromJson<CityJson>('GeoIP2-City-Test', ip)?.record;
-  if (record === undefined) return undefined;
-  const fields: Json = {
-    country: record.country?.names?.en,
-    countryCode: record.country?.iso_code,
-    city: record.city?.names?.en,
-    region: record.subdivisions?.[0]?.names?.en,
-    regionCode: record.subdivisions?.[0]?.iso_code,
-    continent: record.continent?.names?.en,
-    continentCode: record.continent?.code,
-    latitude: record.location?.latitude,
-    longitude: record.location?.longitude,
-    accuracyRadius: record.location?.accuracy_radius,
-    timezone: record.location?.time_zone,
-    postalCode: record.postal?.code,
-  };
-  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
-}
-
 const PTR: Answer[] = [
   { type: 'PTR', name: '142.69.2.81.in-addr.arpa', ttl: 3600, class: 'IN', data: 'london-gw.isp.test' },
 ];
@@ -119,18 +91,9 @@ describe('GET /api/v1/json through X-Forwarded-For (TRUST_PROXY=loopback), opera
     dataDir = mkdtempSync(path.resolve('.tmp', 'json-route-'));
     // The feeds arrive the way they do in production: through the updater, here from loopback.
     feeds = await startLocalHttpServer();
-    const files = {
-      tor: 'tor-exit-nodes.lst',
-      'vpn-ipv4': 'x4bnet-vpn-ipv4.txt',
-      'vpn-ipv6': 'x4bnet-vpn-ipv6.txt',
-      'vpn-asn': 'x4bnet-vpn-ASN.txt',
-      'datacenter-ipv4': 'x4bnet-datacenter-ipv4.txt',
-      'datacenter-ipv6': 'x4bnet-datacenter-ipv6.txt',
-      'datacenter-asn': 'x4bnet-datacenter-ASN.txt',
-    };
-    for (const [id, file] of Object.entries(files))
+    for (const [id, file] of Object.entries(FEED_FILES))
       feeds.set(`/${id}`, { body: readFileSync(path.join(feedDir, file)) });
-    const urls = Object.fromEntries(Object.keys(files).map((id) => [id, `${feeds.origin}/${id}`]));
+    const urls = Object.fromEntries(Object.keys(FEED_FILES).map((id) => [id, `${feeds.origin}/${id}`]));
     const reports = await runDataUpdate({
       dataDir,
       urls: { city: null, asn: null, ...urls } as Parameters<typeof runDataUpdate>[0]['urls'],
@@ -175,7 +138,7 @@ describe('GET /api/v1/json through X-Forwarded-For (TRUST_PROXY=loopback), opera
       hostname: 'london-gw.isp.test',
       type: 'hosting', // the Anonymous IP database lists it as a hosting provider
       class: 'A',
-      location: expectedLocation('81.2.69.142'),
+      location: expectedLocation('GeoIP2-City-Test', '81.2.69.142'),
       // Not in the ISP test database: no network, and so no ASN-list sources.
       security: {
         bogon: false,
@@ -194,7 +157,7 @@ describe('GET /api/v1/json through X-Forwarded-For (TRUST_PROXY=loopback), opera
     const { body } = await ask('216.160.83.56');
     assert.equal(body.type, 'business');
     assert.equal('hostname' in body, false);
-    assert.deepEqual(body.location, expectedLocation('216.160.83.56'));
+    assert.deepEqual(body.location, expectedLocation('GeoIP2-City-Test', '216.160.83.56'));
     assert.deepEqual((body.security as Json).vpn, false);
   });
 
@@ -226,7 +189,7 @@ describe('GET /api/v1/json through X-Forwarded-For (TRUST_PROXY=loopback), opera
 
   it('IPv6 geolocation, checked against the source record', async () => {
     const { body } = await ask('2001:218::1');
-    assert.deepEqual(body.location, expectedLocation('2001:218::1'));
+    assert.deepEqual(body.location, expectedLocation('GeoIP2-City-Test', '2001:218::1'));
     assert.equal((body.location as Json).countryCode, 'JP');
     assert.equal(body.ipv6, '2001:218::1');
   });

@@ -12,23 +12,13 @@ import { redactUrl } from '../../src/ipinfo/updater/download.ts';
 import { runDataUpdate, type UpdatePlan } from '../../src/ipinfo/updater/run-update.ts';
 import { candidateUrls, checksumUrlFor } from '../../src/ipinfo/updater/source-urls.ts';
 import { type LocalHttpServer, startLocalHttpServer } from '../support/local-http-server.ts';
-import { feedDir, feedFixturesPresent, mmdb, mmdbFixturesPresent } from '../support/mmdb-fixtures.ts';
+import { FEED_FILES, feedDir, feedFixturesPresent, mmdb, mmdbFixturesPresent } from '../support/mmdb-fixtures.ts';
 
 const present = mmdbFixturesPresent && feedFixturesPresent;
 const skipReason = present ? false : 'shared fixtures absent (../shared/fixtures/mmdb and feeds)';
 const NOW = new Date('2026-11-05T12:00:00Z');
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 const feed = (name: string) => readFileSync(path.join(feedDir, name));
-
-const FEED_FILES: Partial<Record<SourceId, string>> = {
-  tor: 'tor-exit-nodes.lst',
-  'vpn-ipv4': 'x4bnet-vpn-ipv4.txt',
-  'vpn-ipv6': 'x4bnet-vpn-ipv6.txt',
-  'vpn-asn': 'x4bnet-vpn-ASN.txt',
-  'datacenter-ipv4': 'x4bnet-datacenter-ipv4.txt',
-  'datacenter-ipv6': 'x4bnet-datacenter-ipv6.txt',
-  'datacenter-asn': 'x4bnet-datacenter-ASN.txt',
-};
 
 function planFor(server: LocalHttpServer, dataDir: string, overrides: Partial<UpdatePlan> = {}): UpdatePlan {
   const urls = {

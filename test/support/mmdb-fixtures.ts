@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { SourceId } from '../../src/ipinfo/data-files.ts';
 import { type Cidr, cidrOf, formatCidr, parseCidr } from '../../src/net/cidr.ts';
 import { parseIp } from '../../src/net/ip-address.ts';
 
@@ -13,6 +14,53 @@ export const mmdb = (name: string) => readFileSync(mmdbPath(name));
 /** The real feed snapshots (shared, read-only). */
 export const feedDir = path.resolve(import.meta.dirname, '..', '..', '..', 'shared', 'fixtures', 'feeds');
 export const feedFixturesPresent = existsSync(feedDir);
+
+/** The snapshot file of each security feed, by the updater's source id. */
+export const FEED_FILES = {
+  tor: 'tor-exit-nodes.lst',
+  'vpn-ipv4': 'x4bnet-vpn-ipv4.txt',
+  'vpn-ipv6': 'x4bnet-vpn-ipv6.txt',
+  'vpn-asn': 'x4bnet-vpn-ASN.txt',
+  'datacenter-ipv4': 'x4bnet-datacenter-ipv4.txt',
+  'datacenter-ipv6': 'x4bnet-datacenter-ipv6.txt',
+  'datacenter-asn': 'x4bnet-datacenter-ASN.txt',
+} as const satisfies Partial<Record<SourceId, string>>;
+
+type Names = { en?: string };
+/** The part of a City source record that a location answer is made of. */
+export type CityJson = {
+  city?: { names?: Names };
+  continent?: { code?: string; names?: Names };
+  country?: { iso_code?: string; names?: Names };
+  location?: { latitude?: number; longitude?: number; accuracy_radius?: number; time_zone?: string };
+  postal?: { code?: string };
+  subdivisions?: { iso_code?: string; names?: Names }[];
+};
+
+/**
+ * The location a reader and the route must give for `ip`, written out here from the JSON the City
+ * test database `name` was built from (never through the product's own mapping); undefined when no
+ * record holds the address. Fields the record lacks are left out.
+ */
+export function expectedLocation(name: string, ip: string): Record<string, unknown> | undefined {
+  const record = expectedFromJson<CityJson>(name, ip)?.record;
+  if (record === undefined) return undefined;
+  const fields = {
+    country: record.country?.names?.en,
+    countryCode: record.country?.iso_code,
+    city: record.city?.names?.en,
+    continent: record.continent?.names?.en,
+    continentCode: record.continent?.code,
+    latitude: record.location?.latitude,
+    longitude: record.location?.longitude,
+    accuracyRadius: record.location?.accuracy_radius,
+    timezone: record.location?.time_zone,
+    postalCode: record.postal?.code,
+    region: record.subdivisions?.[0]?.names?.en,
+    regionCode: record.subdivisions?.[0]?.iso_code,
+  };
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+}
 
 const sources = new Map<string, Record<string, unknown>[]>();
 
