@@ -41,15 +41,16 @@ export function registerRateLimiting(
 
   /** The caller, and the 401 to give after counting when the key was rejected. */
   function identify(request: FastifyRequest): MaybePromise<Identified> {
-    const onRejected = (error: unknown): Identified => {
-      if (!(error instanceof ApiError) || error.status !== 401) throw error;
-      return { caller: publicCaller(request.clientIp), keyRejection: error };
-    };
+    const { clientIp } = request;
     try {
-      const resolved = callers.resolve(request.clientIp, request.headers.authorization);
-      return isPromise(resolved) ? resolved.then((caller) => ({ caller }), onRejected) : { caller: resolved };
+      const resolved = callers.resolve(clientIp, request.headers.authorization);
+      if (!isPromise(resolved)) return { caller: resolved };
+      return resolved.then(
+        (caller) => ({ caller }),
+        (error) => countedAsPublic(error, clientIp),
+      );
     } catch (error) {
-      return onRejected(error);
+      return countedAsPublic(error, clientIp);
     }
   }
 
@@ -81,6 +82,12 @@ export function registerRateLimiting(
 interface Identified {
   caller: Caller;
   keyRejection?: ApiError;
+}
+
+/** A rejected key (401) is counted against the client's IP; any other failure propagates. */
+function countedAsPublic(error: unknown, clientIp: string): Identified {
+  if (!(error instanceof ApiError) || error.status !== 401) throw error;
+  return { caller: publicCaller(clientIp), keyRejection: error };
 }
 
 /** `/a/b` is under `/a` (as are `/a`, `/a?x` and `/a/`), `/ab` is not. */
