@@ -11,7 +11,6 @@ const nullableString = (description: string) => Type.Union([Type.String(), Type.
 const isoDate = (description: string) =>
   Type.String({ description: `${description} ISO 8601 UTC, \`YYYY-MM-DDThh:mm:ssZ\`.` });
 
-
 export const SslAnswer = Type.Object(
   {
     host: Type.String({
