@@ -12,9 +12,9 @@ import { createReadiness, type Readiness } from './health/readiness.ts';
 import { registerHealthRoutes } from './health/routes.ts';
 import { registerCors } from './http/cors.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
+import { createServiceLogger, registerAccessLog, requestLoggerFactory, ServiceLogController } from './http/logging.ts';
 import { registerOpenApi, registerOpenApiRoute } from './http/openapi.ts';
 import { registerRequestContext, requestIdFor } from './http/request-context.ts';
-import { lazyRequestLogger } from './http/request-logger.ts';
 import type { IpDataStore } from './ipinfo/ip-data-store.ts';
 import { registerIpFamilyRoute } from './ipinfo/ip-family-route.ts';
 import { registerIpInfo } from './ipinfo/ip-info.ts';
@@ -67,34 +67,19 @@ declare module 'fastify' {
 /** The composition root: builds every service from config and wires it into one Fastify app. */
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<FastifyInstance> {
   const now = deps.now ?? Date.now;
+  const logger = createServiceLogger(config.logLevel, deps.logStream);
   const app = Fastify({
-    logger: {
-      level: config.logLevel,
-      // Belt and braces: Fastify's request serializer logs no headers, but a secret must never
-      // reach a log even if someone logs a request object whole.
-      redact: {
-        paths: [
-          'req.headers.authorization',
-          'req.headers.cookie',
-          'headers.authorization',
-          'headers.cookie',
-          'headers["x-csrf-token"]',
-          'req.headers["x-csrf-token"]',
-          'res.headers["set-cookie"]',
-          'body.password',
-          'req.body.password',
-        ],
-        censor: '[redacted]',
-      },
-      ...(deps.logStream ? { stream: deps.logStream } : {}),
-    },
-    // Most requests log nothing: their logger (with the request id) is made on first use.
-    childLoggerFactory: lazyRequestLogger,
+    // The service's logger is installed below, not handed to Fastify: see http/logging.ts for why.
+    logger: false,
+    logController: new ServiceLogController(),
+    childLoggerFactory: requestLoggerFactory(logger),
     genReqId: requestIdFor,
     requestIdHeader: false,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });
+  app.log = logger;
+  registerAccessLog(app, logger);
 
   const shutdown = new AbortController();
   app.decorate('shutdownSignal', shutdown.signal);

@@ -8,7 +8,7 @@ import type { Bindings, ChildLoggerOptions, Level, LevelWithSilentOrString, LogF
  * serialising the bindings) was a measurable share of a small route's time (docs/performance.md).
  * A line that is written looks exactly as it would from the eager child.
  */
-type LevelAwareLogger = FastifyBaseLogger & { isLevelEnabled(level: LevelWithSilentOrString): boolean };
+export type LevelAwareLogger = FastifyBaseLogger & { isLevelEnabled(level: LevelWithSilentOrString): boolean };
 
 class LazyRequestLogger {
   readonly #parent: LevelAwareLogger;
@@ -69,16 +69,11 @@ class LazyRequestLogger {
   }
 }
 
-/**
- * Fastify's `childLoggerFactory`: the request logger above instead of an eager pino child (an
- * eager child for a logger that cannot say which levels are on).
- */
+/** The logger for one request: `parent` with `bindings` (the request id), made on first use. */
 export function lazyRequestLogger(
-  parent: FastifyBaseLogger,
+  parent: LevelAwareLogger,
   bindings: Bindings,
   options: ChildLoggerOptions,
 ): FastifyBaseLogger {
-  if (typeof (parent as Partial<LevelAwareLogger>).isLevelEnabled !== 'function')
-    return parent.child(bindings, options);
-  return new LazyRequestLogger(parent as LevelAwareLogger, bindings, options) as unknown as FastifyBaseLogger;
+  return new LazyRequestLogger(parent, bindings, options) as unknown as FastifyBaseLogger;
 }

@@ -1,0 +1,88 @@
+import { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import pino, { type DestinationStream, type Logger } from 'pino';
+import { lazyRequestLogger } from './request-logger.ts';
+
+/**
+ * The service's one logger, and how Fastify uses it.
+ *
+ * Fastify is built without a logger of its own (`logger: false`) and given this one as `app.log` and,
+ * through `requestLoggerFactory`, as every request's `request.log`. The reason is cost: a Fastify
+ * with a logger adds two response listeners, two clock reads and two log calls to every request
+ * even when the level writes nothing (measured: about 3% of /api/v1/ipv6's server time,
+ * docs/performance.md). The access log is ours instead (`registerAccessLog`), and exists only at a
+ * level that writes it.
+ */
+
+// A secret must never reach a log, even when someone logs a request or a body whole.
+const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-csrf-token"]',
+  'headers.authorization',
+  'headers.cookie',
+  'headers["x-csrf-token"]',
+  'res.headers["set-cookie"]',
+  'body.password',
+  'req.body.password',
+];
+
+interface LoggedRequest {
+  method?: string;
+  url?: string;
+  clientIp?: string;
+  socket?: { remoteAddress?: string };
+}
+
+/** A request as one log field: no headers (so no credentials), the caller's resolved address. */
+function requestFields(request: LoggedRequest) {
+  return {
+    method: request.method,
+    url: request.url,
+    remoteAddress: request.clientIp || request.socket?.remoteAddress,
+  };
+}
+
+function responseFields(reply: { statusCode?: number }) {
+  return { statusCode: reply.statusCode };
+}
+
+export function createServiceLogger(level: string, stream?: DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      serializers: { req: requestFields, res: responseFields, err: pino.stdSerializers.err },
+    },
+    stream,
+  );
+}
+
+/** Fastify's `childLoggerFactory`: each request logs through `logger`, with its `reqId`. */
+export function requestLoggerFactory(logger: Logger) {
+  return (_fastifysOwn: unknown, bindings: pino.Bindings, options: pino.ChildLoggerOptions) =>
+    lazyRequestLogger(logger, bindings, options);
+}
+
+/**
+ * Fastify's own lines, less the two per request that the access log below replaces: its error lines
+ * (a failed stream, an error the default handler logs) are kept.
+ */
+export class ServiceLogController extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (error) super.requestCompleted(error, request, reply);
+  }
+}
+
+/**
+ * One `request completed` line per request (id, method, URL, caller, status, time in ms) when the
+ * level is `info` or lower. At a quieter level no hook is added, so requests pay nothing for it.
+ */
+export function registerAccessLog(app: FastifyInstance, logger: Logger): void {
+  if (!logger.isLevelEnabled('info')) return;
+  app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done) => {
+    request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+    done();
+  });
+}
