@@ -1,6 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { isIPv4 } from 'node:net';
-import { normaliseIp } from '../net/ip-address.ts';
+import { dottedQuadValue, normaliseIp } from '../net/ip-address.ts';
 import type { TrustProxy } from './trust-proxy.ts';
 
 /**
@@ -27,6 +26,8 @@ export function resolveClientIp(peer: string, headers: IncomingHttpHeaders, trus
   for (const name of CHAIN_HEADERS) {
     const value = headerText(headers[name]);
     if (value === undefined) continue;
+    // One address, the usual case behind a single proxy, is its own answer (trusted or not).
+    if (name === 'x-forwarded-for' && !value.includes(',')) return parseAddressWithPort(value) ?? peerIp;
     const chain = name === 'forwarded' ? parseForwarded(value) : value.split(',').map(parseAddressWithPort);
     return walkChain(chain, trust) ?? peerIp;
   }
@@ -56,8 +57,8 @@ function isTrustedPeer(peerIp: string, trust: TrustProxy): boolean {
 
 /** The socket's own address text is already well-formed; skip full parsing on the common shapes. */
 function normalisePeer(peer: string): string {
-  if (isIPv4(peer)) return peer;
-  if (peer.startsWith('::ffff:') && isIPv4(peer.slice(7))) return peer.slice(7);
+  if (dottedQuadValue(peer) >= 0) return peer;
+  if (peer.startsWith('::ffff:') && dottedQuadValue(peer.slice(7)) >= 0) return peer.slice(7);
   return normaliseIp(peer) ?? peer;
 }
 
@@ -79,8 +80,8 @@ function walkChain(chain: (string | null)[], trust: TrustProxy): string | null {
 /** `1.2.3.4`, `1.2.3.4:80`, `2001:db8::1`, `[2001:db8::1]` or `[2001:db8::1]:80`; else null. */
 function parseAddressWithPort(raw: string): string | null {
   const value = raw.trim();
-  // The usual entry: a plain dotted quad, which isIPv4 only accepts in its one normal spelling.
-  if (isIPv4(value)) return value;
+  // The usual entry: a plain dotted quad, accepted only in its one normal spelling.
+  if (dottedQuadValue(value) >= 0) return value;
   const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(value);
   if (bracketed) return normaliseIp(bracketed[1] ?? '');
   const ipv4WithPort = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/.exec(value);

@@ -1,5 +1,5 @@
 import { type Cidr, cidrContains, parseCidr } from '../net/cidr.ts';
-import { parseIp, unmapIpv4 } from '../net/ip-address.ts';
+import { dottedQuadValue, parseIp, unmapIpv4 } from '../net/ip-address.ts';
 
 /** Named groups an operator may write in TRUST_PROXY instead of CIDRs. */
 const NAMED_RANGES: Readonly<Record<string, readonly string[]>> = {
@@ -31,10 +31,18 @@ export function parseTrustProxy(raw: string): TrustProxy {
       ranges.push(parsed.cidr);
     }
   }
+  // Dotted quads, nearly every address asked about, are compared as numbers without parsing to
+  // an address object first.
+  const ipv4Ranges = ranges.filter((range): range is Extract<Cidr, { version: 4 }> => range.version === 4);
   return Object.freeze({
     enabled: ranges.length > 0,
     ranges: Object.freeze(written),
     isTrusted(ip: string): boolean {
+      const v4 = dottedQuadValue(ip);
+      if (v4 >= 0) {
+        for (const range of ipv4Ranges) if (v4 >= range.first && v4 <= range.last) return true;
+        return false;
+      }
       const address = ranges.length === 0 ? null : parseIp(ip);
       if (address === null) return false;
       const unmapped = unmapIpv4(address);

@@ -1,4 +1,4 @@
-import { type MaybePromise, thenMaybe } from './maybe-async.ts';
+import { isPromise, type MaybePromise } from './maybe-async.ts';
 import type { ConsumeResult, CounterRequest, RateLimitStore } from './store.ts';
 import type { Tier, TierLimits } from './tiers.ts';
 
@@ -89,47 +89,39 @@ export function createRateLimiter(options: {
   return {
     check(tier, subject) {
       const windows = rateLimitWindows(limits, tier, subject, now());
-      return thenMaybe(store.consume(windows), (result) => decide(windows, result));
+      const result = store.consume(windows);
+      return isPromise(result) ? result.then((settled) => decide(windows, settled)) : decide(windows, result);
     },
   };
 }
 
-interface WindowState {
-  readonly window: WindowName;
-  readonly limit: number;
-  readonly remaining: number;
-  /** UNIX seconds. */
-  readonly reset: number;
-}
-
-function stateOf(counter: WindowCounter, count: number | undefined): WindowState {
-  return {
-    window: counter.name,
-    limit: counter.limit,
-    remaining: Math.max(0, counter.limit - (count ?? 0)),
-    reset: Math.ceil(counter.expiresAt / 1000),
-  };
-}
-
 function decide(
-  [hourlyCounter, dailyCounter]: [WindowCounter, WindowCounter],
-  result: ConsumeResult,
+  [hourly, daily]: [WindowCounter, WindowCounter],
+  { allowed, counts }: ConsumeResult,
 ): RateLimitDecision {
-  const hourly = stateOf(hourlyCounter, result.counts[0]);
-  const daily = stateOf(dailyCounter, result.counts[1]);
-  if (!result.allowed) {
+  // Plain numbers rather than a state object per window: this runs on every request.
+  const hourlyLeft = Math.max(0, hourly.limit - (counts[0] ?? 0));
+  const dailyLeft = Math.max(0, daily.limit - (counts[1] ?? 0));
+  if (!allowed) {
     // Of the spent windows, the one that resets last (the daily one when both are spent) is the one
     // the caller must wait for.
-    const binding = daily.remaining === 0 || hourly.remaining !== 0 ? daily : hourly;
+    const binding = dailyLeft === 0 || hourlyLeft !== 0 ? daily : hourly;
+    const reset = resetSeconds(binding);
     return {
       allowed: false,
       limit: hourly.limit,
       remaining: 0,
-      reset: binding.reset,
-      refusedBy: { window: binding.window, limit: binding.limit, reset: binding.reset },
+      reset,
+      refusedBy: { window: binding.name, limit: binding.limit, reset },
     };
   }
   // On a tie the daily window binds: once both run out, only the daily reset helps.
-  const binding = hourly.remaining < daily.remaining ? hourly : daily;
-  return { allowed: true, limit: hourly.limit, remaining: binding.remaining, reset: binding.reset };
+  return hourlyLeft < dailyLeft
+    ? { allowed: true, limit: hourly.limit, remaining: hourlyLeft, reset: resetSeconds(hourly) }
+    : { allowed: true, limit: hourly.limit, remaining: dailyLeft, reset: resetSeconds(daily) };
+}
+
+/** UNIX seconds at which a window's counters reset. */
+function resetSeconds(counter: WindowCounter): number {
+  return Math.ceil(counter.expiresAt / 1000);
 }

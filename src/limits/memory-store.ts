@@ -39,16 +39,18 @@ export function createMemoryRateLimitStore(now: () => number = Date.now): RateLi
     consume(requests: readonly CounterRequest[]): ConsumeResult {
       const time = now();
       sweep(time);
-      // Plain loops: this runs on every request, with two counters.
-      const counters: Map<string, number>[] = [];
-      const counts: number[] = [];
+      // Index loops and arrays of their final length: this runs on every request, with two
+      // counters, and arrays grown by push() start with room for seventeen.
+      const counters = new Array<Map<string, number>>(requests.length);
+      const counts = new Array<number>(requests.length);
       let allowed = true;
-      for (const request of requests) {
+      for (let index = 0; index < requests.length; index++) {
+        const request = requests[index] as CounterRequest;
         const counter = windowOf(request, time).counts;
         const count = counter.get(request.subject) ?? 0;
         if (count >= request.limit) allowed = false;
-        counters.push(counter);
-        counts.push(count);
+        counters[index] = counter;
+        counts[index] = count;
       }
       if (!allowed) return { allowed, counts };
       for (let index = 0; index < requests.length; index++) {

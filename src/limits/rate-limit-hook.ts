@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, apiErrors } from '../http/errors.ts';
 import { type Caller, type CallerResolver, publicCaller } from './caller.ts';
 import type { RateLimitDecision, RateLimiter } from './limiter.ts';
-import { isPromise, type MaybePromise, thenMaybe } from './maybe-async.ts';
+import { isPromise, type MaybePromise } from './maybe-async.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -54,23 +54,35 @@ export function registerRateLimiting(
     }
   }
 
+  /** Records the decision on the reply and says what ends the request: a 429, a 401, or nothing. */
+  function apply(request: FastifyRequest, reply: FastifyReply, identified: Identified, decision: RateLimitDecision) {
+    setRateLimitHeaders(reply, decision);
+    if (decision.refusedBy) {
+      const { window, limit, reset } = decision.refusedBy;
+      return apiErrors.rateLimited(window, limit, reset);
+    }
+    if (identified.keyRejection) return identified.keyRejection;
+    request.caller = identified.caller;
+    return undefined;
+  }
+
+  function count(request: FastifyRequest, reply: FastifyReply, identified: Identified) {
+    const { caller } = identified;
+    const decision = limiter.check(caller.tier, caller.subject);
+    if (isPromise(decision)) return decision.then((settled) => apply(request, reply, identified, settled));
+    return apply(request, reply, identified, decision);
+  }
+
   app.addHook('onRequest', (request, reply, done) => {
     if (request.method === 'OPTIONS' || !request.url.startsWith(prefix)) return done();
-    if (exclude.some((path) => isUnderPath(request.url, path))) return done();
+    for (const path of exclude) if (isUnderPath(request.url, path)) return done();
     let outcome: MaybePromise<ApiError | undefined>;
     try {
-      outcome = thenMaybe(identify(request), ({ caller, keyRejection }) =>
-        thenMaybe(limiter.check(caller.tier, caller.subject), (decision) => {
-          setRateLimitHeaders(reply, decision);
-          if (decision.refusedBy) {
-            const { window, limit, reset } = decision.refusedBy;
-            return apiErrors.rateLimited(window, limit, reset);
-          }
-          if (keyRejection) return keyRejection;
-          request.caller = caller;
-          return undefined;
-        }),
-      );
+      // Plain calls when nothing waits (in-process store, no key); closures only on the promise path.
+      const identified = identify(request);
+      outcome = isPromise(identified)
+        ? identified.then((settled) => count(request, reply, settled))
+        : count(request, reply, identified);
     } catch (error) {
       return done(error as Error);
     }
