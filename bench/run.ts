@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import autocannon from 'autocannon';
 import { type ListeningProcess, startListeningProcess } from '../test/support/listening-process.ts';
+import { serviceArguments } from '../test/support/start-command.ts';
 import { jsonScenarioSetup } from './json-scenario.ts';
 import { keyedScenarioSetup } from './keyed-scenario.ts';
 
@@ -54,7 +55,9 @@ const PROFILE_DIR = process.env.BENCH_PROFILE;
 
 function start(script: string, env: Record<string, string>): Promise<ListeningProcess> {
   const profile = PROFILE_DIR && script === 'src/server.ts' ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
-  const node = [process.execPath, ...profile, script];
+  // The service starts as `npm start` starts it (its V8 flags included).
+  const entry = script === 'src/server.ts' ? serviceArguments() : [script];
+  const node = [process.execPath, ...profile, ...entry];
   const [command, ...args] = PIN ? ['taskset', '-c', '1', ...node] : node;
   return startListeningProcess(command as string, args, env, 'inherit');
 }

@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { startListeningProcess } from './listening-process.ts';
+import { serviceArguments } from './start-command.ts';
 
 export interface ServiceProcess {
   readonly url: string;
@@ -9,9 +10,9 @@ export interface ServiceProcess {
   stop(): Promise<number | null>;
 }
 
-/** Runs `node src/server.ts` as its own process on a free port, as an operator would. */
+/** Runs the service as `npm start` does, as its own process on a free port, as an operator would. */
 export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
-  const { url, child, output } = await startListeningProcess(process.execPath, ['src/server.ts'], {
+  const { url, child, output } = await startListeningProcess(process.execPath, serviceArguments(), {
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',

@@ -1,0 +1,16 @@
+import { readFileSync } from 'node:fs';
+
+/**
+ * The arguments `npm start` gives Node (its V8 flags, then `src/server.ts`), read from package.json,
+ * so the benchmarks and the process tests start the service exactly as an operator does.
+ */
+export function serviceArguments(): string[] {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    scripts: { start: string };
+  };
+  const [command, ...args] = manifest.scripts.start.trim().split(/\s+/);
+  if (command !== 'node' || args.at(-1) !== 'src/server.ts') {
+    throw new Error(`package.json "start" is not "node [flags] src/server.ts": ${manifest.scripts.start}`);
+  }
+  return args;
+}
