@@ -1,7 +1,7 @@
-import { isIPv4 } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { commonErrorResponses, okResponse } from '../http/schemas.ts';
+import { dottedQuadValue } from '../net/ip-address.ts';
 
 export const IpFamily = Type.Object(
   {
@@ -28,7 +28,8 @@ export function utcTimestamp(nowMs: number): string {
 
 /** What /api/v1/ipv6 says about a client address at a moment. */
 export function describeIpFamily(ip: string, nowMs: number) {
-  const v4 = isIPv4(ip);
+  // `ip` is a normalised client address (http/client-ip.ts): IPv4 is a plain dotted quad.
+  const v4 = dottedQuadValue(ip) >= 0;
   return {
     ip,
     is_ipv4: v4,
