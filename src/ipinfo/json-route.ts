@@ -64,25 +64,44 @@ export function registerJsonRoute(app: FastifyInstance, store: IpDataStore, look
     },
   );
 
+  // Answers being made, by address: requests for an address that arrive while its answer is being
+  // made (its reverse lookup in flight) wait for that answer instead of making it again. Without
+  // this, 50 clients behind one address each did the lookups and serialisation the first time, and
+  // again every time the cached answer expired.
+  const making = new Map<string, { data: IpData | undefined; body: Promise<string> }>();
+
   function answer(ip: string, data: IpData | undefined, reply: FastifyReply): FastifyReply | Promise<FastifyReply> {
     if (data !== undefined && data.attribution !== '') {
       // Readable by browser scripts: the CORS headers expose it (http/cors.ts).
       reply.header(ATTRIBUTION_HEADER, data.attribution);
     }
     reply.type(JSON_TYPE);
-    const cached = answers.get(ip, data);
-    if (cached !== undefined) return reply.send(cached);
-    const description = describeIp(ip, data);
-    if (description.security.bogon) return send(ip, data, reply, description);
-    return lookupHostname(description.ip).then((hostname) =>
-      send(ip, data, reply, hostname === undefined ? description : { ...description, hostname }),
-    );
+    const body = bodyFor(ip, data, reply);
+    return typeof body === 'string' ? reply.send(body) : body.then((json) => reply.send(json));
   }
 
-  function send(ip: string, data: IpData | undefined, reply: FastifyReply, body: object): FastifyReply {
+  function bodyFor(ip: string, data: IpData | undefined, reply: FastifyReply): string | Promise<string> {
+    const cached = answers.get(ip, data);
+    if (cached !== undefined) return cached;
+    const inProgress = making.get(ip);
+    if (inProgress !== undefined && inProgress.data === data) return inProgress.body;
+    const description = describeIp(ip, data);
+    if (description.security.bogon) return remember(ip, data, reply, description);
+    const body = lookupHostname(description.ip)
+      .then((hostname) =>
+        remember(ip, data, reply, hostname === undefined ? description : { ...description, hostname }),
+      )
+      .finally(() => {
+        if (making.get(ip)?.body === body) making.delete(ip);
+      });
+    making.set(ip, { data, body });
+    return body;
+  }
+
+  function remember(ip: string, data: IpData | undefined, reply: FastifyReply, body: object): string {
     // Serialised by this route's response schema, exactly as a returned object would be.
     const json = reply.serialize(body) as string;
     answers.set(ip, data, json);
-    return reply.send(json);
+    return json;
   }
 }
