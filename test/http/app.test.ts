@@ -1,19 +1,8 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import { validationError } from '../../src/http/error-handler.ts';
 import { buildTestApp } from '../support/app.ts';
-
-function logCapture() {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, callback) {
-      lines.push(String(chunk));
-      callback();
-    },
-  });
-  return { stream, text: () => lines.join('') };
-}
+import { captureLog } from '../support/log-capture.ts';
 
 test('every API response is CORS-open and carries a request id', async () => {
   const app = await buildTestApp();
@@ -67,7 +56,7 @@ test('unknown paths are 404 and other methods on known paths 405, as JSON errors
 });
 
 test('an unexpected error is a 500 without internals, logged with the request id', async () => {
-  const logs = logCapture();
+  const logs = captureLog();
   const app = await buildTestApp({}, { logStream: logs.stream });
   app.get('/api/v1/explode', async () => {
     throw new Error('secret internal detail at /srv/db');
@@ -82,7 +71,7 @@ test('an unexpected error is a 500 without internals, logged with the request id
 });
 
 test('the Authorization header never reaches the log', async () => {
-  const logs = logCapture();
+  const logs = captureLog();
   // A resolver that accepts the key, so the request reaches a handler that logs carelessly.
   const callers = { resolve: async () => ({ tier: 'free' as const, subject: 'account:1' }) };
   const app = await buildTestApp({ LOG_LEVEL: 'trace' }, { logStream: logs.stream, callers });

@@ -1,24 +1,13 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import { buildTestApp } from '../support/app.ts';
-
-function capture() {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n')) if (line !== '') lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { lines, stream };
-}
+import { captureLog } from '../support/log-capture.ts';
 
 test('at info every request writes one access line: id, method, URL, caller, status, time', async () => {
-  const { lines, stream } = capture();
-  const app = await buildTestApp({ LOG_LEVEL: 'info', TRUST_PROXY: 'loopback' }, { logStream: stream });
+  const log = captureLog();
+  const app = await buildTestApp({ LOG_LEVEL: 'info', TRUST_PROXY: 'loopback' }, { logStream: log.stream });
   await app.ready();
-  lines.length = 0;
+  const startup = log.lines().length;
   const ok = await app.inject({
     url: '/api/v1/ipv6',
     headers: { 'x-request-id': 'access-1', 'x-forwarded-for': '203.0.113.9' },
@@ -27,6 +16,7 @@ test('at info every request writes one access line: id, method, URL, caller, sta
   assert.equal(ok.statusCode, 200);
   assert.equal(missing.statusCode, 404);
 
+  const lines = log.lines().slice(startup);
   assert.equal(lines.length, 2, JSON.stringify(lines));
   const [first, second] = lines;
   assert.equal(first?.msg, 'request completed');
@@ -40,19 +30,22 @@ test('at info every request writes one access line: id, method, URL, caller, sta
 });
 
 test('at warn requests write no access lines, while the app and request loggers still write', async () => {
-  const { lines, stream } = capture();
-  const app = await buildTestApp({ LOG_LEVEL: 'warn' }, { logStream: stream });
+  const log = captureLog();
+  const app = await buildTestApp({ LOG_LEVEL: 'warn' }, { logStream: log.stream });
   app.get('/api/v1/warns', (request, reply) => {
     request.log.warn('from the route');
     reply.send({ ok: true });
   });
   await app.ready();
-  lines.length = 0;
+  const startup = log.lines().length;
   await app.inject({ url: '/api/v1/ipv6' });
   await app.inject({ url: '/api/v1/warns', headers: { 'x-request-id': 'warn-1' } });
   app.log.warn('from the app');
   assert.deepEqual(
-    lines.map(({ msg, reqId }) => ({ msg, reqId })),
+    log
+      .lines()
+      .slice(startup)
+      .map(({ msg, reqId }) => ({ msg, reqId })),
     [
       { msg: 'from the route', reqId: 'warn-1' },
       { msg: 'from the app', reqId: undefined },

@@ -1,23 +1,12 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import pino from 'pino';
 import { lazyRequestLogger } from '../../src/http/request-logger.ts';
-
-function capture() {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n')) if (line !== '') lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { lines, stream };
-}
+import { captureLog } from '../support/log-capture.ts';
 
 test('the request logger makes its child only for a line at an enabled level, with the bindings', () => {
-  const { lines, stream } = capture();
-  const parent = pino({ level: 'warn' }, stream);
+  const written = captureLog();
+  const parent = pino({ level: 'warn' }, written.stream);
   let children = 0;
   const counting = Object.assign(Object.create(parent), {
     child: (...args: Parameters<typeof parent.child>) => {
@@ -36,7 +25,7 @@ test('the request logger makes its child only for a line at an enabled level, wi
   log.error('and this');
   assert.equal(children, 1, 'one child, made once');
   assert.deepEqual(
-    lines.map(({ reqId, msg, detail }) => ({ reqId, msg, detail })),
+    written.lines().map(({ reqId, msg, detail }) => ({ reqId, msg, detail })),
     [
       { reqId: 'r-1', msg: 'written', detail: 2 },
       { reqId: 'r-1', msg: 'and this', detail: undefined },
@@ -45,8 +34,6 @@ test('the request logger makes its child only for a line at an enabled level, wi
 
   // A child of the request logger carries both sets of bindings.
   log.child({ step: 'lookup' }).warn('nested');
-  assert.deepEqual(lines.at(-1) && { reqId: lines.at(-1)?.reqId, step: lines.at(-1)?.step }, {
-    reqId: 'r-1',
-    step: 'lookup',
-  });
+  const last = written.lines().at(-1);
+  assert.deepEqual({ reqId: last?.reqId, step: last?.step }, { reqId: 'r-1', step: 'lookup' });
 });
