@@ -8,8 +8,8 @@ import { lazyRequestLogger } from './request-logger.ts';
  * Fastify is built without a logger of its own (`logger: false`) and given this one as `app.log` and,
  * through `requestLoggerFactory`, as every request's `request.log`. The reason is cost: a Fastify
  * with a logger adds two response listeners, two clock reads and two log calls to every request
- * even when the level writes nothing (measured: about 3% of /api/v1/ipv6's server time,
- * docs/performance.md). The access log is ours instead (`registerAccessLog`), and exists only at a
+ * even when the level writes nothing (about 3% of /api/v1/ipv6's busy time in a CPU profile of the
+ * benchmark, docs/performance.md). The access log is ours instead (`registerAccessLog`), and exists only at a
  * level that writes it.
  */
 
