@@ -9,7 +9,6 @@ import { createFallbackRateLimitStore } from '../limits/fallback-store.ts';
 import { createMemoryRateLimitStore } from '../limits/memory-store.ts';
 import { createRedisRateLimitStore } from '../limits/redis-store.ts';
 import type { RateLimitStore } from '../limits/store.ts';
-import { createRedisClient, throttledReporter } from './redis.ts';
 
 /** The backends whose state several instances must share: chosen once, here, from REDIS_URL. */
 export interface SharedState {
@@ -33,6 +32,8 @@ export async function createSharedState(config: Config, app: FastifyInstance, no
     };
   }
 
+  // Loaded only here: a single instance never pays for loading the Redis client at startup.
+  const { createRedisClient, throttledReporter } = await import('./redis.ts');
   const redis = createRedisClient(config.redisUrl);
   // ioredis reports every failed reconnect; one line a minute says enough (and never the URL,
   // which may hold a password).

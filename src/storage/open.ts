@@ -1,5 +1,4 @@
 import { type DatabaseLocation, databaseFile } from './config.ts';
-import { openPostgresRepository } from './postgres.ts';
 import type { AccountRepository } from './repository.ts';
 import { openSqliteRepository } from './sqlite.ts';
 
@@ -9,6 +8,10 @@ export async function openRepository(
   dataDir: string,
   onError?: (error: Error) => void,
 ): Promise<AccountRepository> {
-  if (location.kind === 'postgres') return openPostgresRepository(location.url, onError ? { onError } : {});
+  if (location.kind === 'postgres') {
+    // Loaded only when configured: the embedded SQLite default does not pay for the PostgreSQL client.
+    const { openPostgresRepository } = await import('./postgres.ts');
+    return openPostgresRepository(location.url, onError ? { onError } : {});
+  }
   return openSqliteRepository(databaseFile(location, dataDir));
 }
