@@ -5,7 +5,8 @@ import { mkdir } from 'node:fs/promises';
 import { buildApp } from './app.ts';
 import { type Config, loadConfigOrExit } from './config.ts';
 
-// Process entry: load config, build the app, listen, and close gracefully on SIGTERM/SIGINT.
+// The service process (started by server.ts): load config, build the app, listen, and close
+// gracefully on SIGTERM/SIGINT.
 // With WORKERS > 1 this process becomes a supervisor that forks the workers (they share the port
 // through node:cluster) and restarts any that dies.
 
