@@ -3,12 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import { decryptApiKey, deriveKeyMaterial, lookupHash } from '../../src/accounts/key-crypto.ts';
 import { parseMasterKey } from '../../src/accounts/master-key.ts';
 import type { EncryptedSecret } from '../../src/storage/repository.ts';
 import { buildAccountsApp, PASSWORD, sessionClient } from '../support/accounts.ts';
+import { captureLog } from '../support/log-capture.ts';
 
 async function filesUnder(directory: string): Promise<string[]> {
   const entries = await readdir(directory, { withFileTypes: true, recursive: true });
@@ -64,14 +64,8 @@ function flipByte(base64: string, index: number): string {
 }
 
 test('encryption at rest: no plaintext key in the data directory; ciphertexts decrypt with the master key and no other', async () => {
-  const lines: string[] = [];
-  const logStream = new Writable({
-    write(chunk, _encoding, callback) {
-      lines.push(String(chunk));
-      callback();
-    },
-  });
-  const { app, dataDir, close } = await buildAccountsApp({ LOG_LEVEL: 'trace' }, { logStream });
+  const written = captureLog();
+  const { app, dataDir, close } = await buildAccountsApp({ LOG_LEVEL: 'trace' }, { logStream: written.stream });
   const browser = sessionClient(app);
   await browser.signup('ann@example.com', PASSWORD);
   const created = [];
@@ -89,10 +83,10 @@ test('encryption at rest: no plaintext key in the data directory; ciphertexts de
   const masterKeyFile = path.join(dataDir, 'master.key');
   assert.equal((await stat(masterKeyFile)).mode & 0o777, 0o600);
   const masterKeyText = (await readFile(masterKeyFile, 'utf8')).trim();
-  const generated = lines.filter((line) => line.includes('generated a new master key'));
+  const log = written.text();
+  const generated = log.split('\n').filter((line) => line.includes('generated a new master key'));
   assert.equal(generated.length, 1);
   assert.match(generated[0] ?? '', /master\.key/);
-  const log = lines.join('');
   assert.ok(!log.includes(masterKeyText), 'the master key is never logged');
   for (const key of keys) assert.ok(!log.includes(key.slice(3)), 'no API key is logged');
   assert.ok(!log.includes(PASSWORD), 'no password is logged');

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { buildAccountsApp, cookieOf, PASSWORD, sessionClient } from '../support/accounts.ts';
 import { manualClock } from '../support/app.ts';
+import { captureLog } from '../support/log-capture.ts';
 
 test('the session cookie: HttpOnly, SameSite=Lax, Path=/, not Secure over plain HTTP', async () => {
   const { app, close } = await buildAccountsApp();
@@ -213,15 +214,8 @@ test('sessions end after SESSION_IDLE_MINUTES without use, and after 30 days in 
 });
 
 test('the session cookie and the CSRF token never reach the log', async () => {
-  const { Writable } = await import('node:stream');
-  let log = '';
-  const logStream = new Writable({
-    write(chunk, _encoding, callback) {
-      log += String(chunk);
-      callback();
-    },
-  });
-  const { app, close } = await buildAccountsApp({ LOG_LEVEL: 'trace' }, { logStream });
+  const written = captureLog();
+  const { app, close } = await buildAccountsApp({ LOG_LEVEL: 'trace' }, { logStream: written.stream });
   app.get('/api/v1/careless', async (request) => {
     request.log.info({ headers: request.headers, req: request.raw }, 'careless');
     return {};
@@ -232,6 +226,7 @@ test('the session cookie and the CSRF token never reach the log', async () => {
     url: '/api/v1/careless',
     headers: { cookie: browser.state.cookie, 'x-csrf-token': browser.state.csrf },
   });
+  const log = written.text();
   assert.match(log, /careless/);
   assert.ok(!log.includes(browser.state.cookie.split('=')[1] ?? 'none'));
   assert.ok(!log.includes(browser.state.csrf));
