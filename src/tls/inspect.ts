@@ -1,5 +1,6 @@
 import type { X509Certificate } from 'node:crypto';
 import tls from 'node:tls';
+import { sharedWhileInFlight } from '../cache/in-flight.ts';
 import type { Resolver } from '../dns/resolver.ts';
 import { resolveTarget, type TargetPolicy } from '../net/target-policy.ts';
 import { type CertificateFacts, describeCertificate, displayName, isoSeconds } from './certificate.ts';
@@ -197,45 +198,46 @@ export function createTlsChecker(options: TlsCheckerOptions): TlsChecker {
   const now = options.now ?? Date.now;
   // Parsed once: the default store holds a few hundred roots.
   let store: TrustStore | null = null;
-  return {
-    async check(host) {
-      const signal = AbortSignal.timeout(options.timeoutMs);
-      const address = await resolveHost(host, options, signal);
-      const peer = await handshake(host, address, options, signal);
-      const facts = describeCertificate(peer.leaf);
-      const time = now();
-      const nameError = tls.checkServerIdentity(host, peer.leaf.toLegacyObject());
-      store ??= loadTrustStore(options.trustedCertificates);
-      const walked = judgeChainTrust(peer.chain, store);
-      const problems = findValidationProblems({
-        host,
-        chainError: peer.authorizationError,
-        chainTrust: walked.trust,
-        nameError: nameError ? nameError.message : null,
-        issuer: facts.issuer,
-        validFrom: peer.leaf.validFromDate,
-        validTo: peer.leaf.validToDate,
-        names: facts.alt_names.length > 0 ? facts.alt_names : facts.subject ? [facts.subject] : [],
-        now: time,
-      });
-      return {
-        host,
-        address,
-        port: options.port,
-        valid: problems.length === 0,
-        validation_error: problems[0]?.code ?? null,
-        validation_errors: problems,
-        days_remaining: daysRemaining(peer.leaf.validToDate, time),
-        ...facts,
-        protocol: peer.protocol,
-        cipher: peer.cipher,
-        chain: walked.chain.map((certificate) => ({
-          subject: displayName(certificate, 'subject'),
-          issuer: displayName(certificate, 'issuer'),
-          valid_to: isoSeconds(certificate.validToDate),
-          fingerprint: certificate.fingerprint256,
-        })),
-      };
-    },
-  };
+  // Checks of one host at the same moment share one resolution and handshake.
+  return { check: sharedWhileInFlight(checkOnce) };
+
+  async function checkOnce(host: string): Promise<TlsCheckResult> {
+    const signal = AbortSignal.timeout(options.timeoutMs);
+    const address = await resolveHost(host, options, signal);
+    const peer = await handshake(host, address, options, signal);
+    const facts = describeCertificate(peer.leaf);
+    const time = now();
+    const nameError = tls.checkServerIdentity(host, peer.leaf.toLegacyObject());
+    store ??= loadTrustStore(options.trustedCertificates);
+    const walked = judgeChainTrust(peer.chain, store);
+    const problems = findValidationProblems({
+      host,
+      chainError: peer.authorizationError,
+      chainTrust: walked.trust,
+      nameError: nameError ? nameError.message : null,
+      issuer: facts.issuer,
+      validFrom: peer.leaf.validFromDate,
+      validTo: peer.leaf.validToDate,
+      names: facts.alt_names.length > 0 ? facts.alt_names : facts.subject ? [facts.subject] : [],
+      now: time,
+    });
+    return {
+      host,
+      address,
+      port: options.port,
+      valid: problems.length === 0,
+      validation_error: problems[0]?.code ?? null,
+      validation_errors: problems,
+      days_remaining: daysRemaining(peer.leaf.validToDate, time),
+      ...facts,
+      protocol: peer.protocol,
+      cipher: peer.cipher,
+      chain: walked.chain.map((certificate) => ({
+        subject: displayName(certificate, 'subject'),
+        issuer: displayName(certificate, 'issuer'),
+        valid_to: isoSeconds(certificate.validToDate),
+        fingerprint: certificate.fingerprint256,
+      })),
+    };
+  }
 }

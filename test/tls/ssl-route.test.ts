@@ -29,6 +29,8 @@ describe('GET /api/v1/ssl', { skip }, () => {
   let dns: FakeDnsServer;
   let app: Awaited<ReturnType<typeof buildTestApp>>;
   const cases = new Map<string, Case>();
+  /** TCP connections the TLS server accepted. */
+  let connections = 0;
   const env: Record<string, string> = {};
 
   before(async () => {
@@ -128,6 +130,9 @@ describe('GET /api/v1/ssl', { skip }, () => {
           contexts.get(name.endsWith('.wild.tls.test') ? 'wild.tls.test' : name) ?? contexts.get('valid.tls.test'),
         ),
     });
+    server.on('connection', () => {
+      connections++;
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     // Accepts connections, reads and says nothing: the handshake never completes. (Reading lets it
     // see the client's close; an unread socket would hold the server open after the test.)
@@ -211,6 +216,16 @@ describe('GET /api/v1/ssl', { skip }, () => {
       ],
     );
     assert.equal(body.chain[0].fingerprint, body.fingerprint);
+  });
+
+  it('shares one handshake among checks of a host made at the same moment, and keeps nothing after', async () => {
+    const before = connections;
+    const answers = await Promise.all([1, 2, 3, 4, 5].map(() => check('ecdsa.tls.test')));
+    for (const answer of answers) assert.deepEqual(answer, answers[0]);
+    assert.equal(answers[0]?.status, 200);
+    assert.equal(connections - before, 1, 'five checks at once: one connection');
+    await check('ecdsa.tls.test');
+    assert.equal(connections - before, 2, 'a later check connects again');
   });
 
   it('reports an ECDSA P-256 certificate', async () => {
