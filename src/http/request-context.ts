@@ -27,15 +27,17 @@ export function requestIdFor(request: IncomingMessage): string {
   return `${processPrefix}-${counter.toString(36)}`;
 }
 
+const knownAddresses = createGenerationalMap<string, string>(20_000);
+
 /**
  * The same string object for the same address, request after request. The per-address maps behind
  * it (rate-limit counters, public callers, /api/v1/json's answers) then find their key by identity,
  * its hash already computed; a fresh string cut from a header or the socket is hashed anew and
  * compared character by character in each of them. One such lookup here instead of one per map:
- * measured, about 4% of /api/v1/json's CPU per request (docs/performance.md).
+ * measured with the public-caller maps (limits/caller.ts), about 5% of /api/v1/json's CPU per
+ * request (docs/performance.md).
  */
-const knownAddresses = createGenerationalMap<string, string>(20_000);
-export function canonicalAddress(ip: string): string {
+function canonicalAddress(ip: string): string {
   const known = knownAddresses.get(ip);
   if (known !== undefined) return known;
   knownAddresses.set(ip, ip);
