@@ -8,7 +8,7 @@ import type { Bindings, ChildLoggerOptions, Level, LevelWithSilentOrString, LogF
  * serialising the bindings) was a measurable share of a small route's time (docs/performance.md).
  * A line that is written looks exactly as it would from the eager child.
  */
-export type LevelAwareLogger = FastifyBaseLogger & { isLevelEnabled(level: LevelWithSilentOrString): boolean };
+type LevelAwareLogger = FastifyBaseLogger & { isLevelEnabled(level: LevelWithSilentOrString): boolean };
 
 class LazyRequestLogger {
   readonly #parent: LevelAwareLogger;

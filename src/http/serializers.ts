@@ -17,12 +17,8 @@ export function compilingOncePerSchema(): SerializerFactory {
   return (externalSchemas, options) => {
     const compile = factory(externalSchemas, options);
     const setting = JSON.stringify([externalSchemas, options]);
-    let compiled = bySetting.get(setting);
-    if (compiled === undefined) {
-      compiled = new WeakMap();
-      bySetting.set(setting, compiled);
-    }
-    const known = compiled;
+    const known = bySetting.get(setting) ?? new WeakMap<object, Serializer>();
+    bySetting.set(setting, known);
     return (route) => {
       const schema = route.schema;
       if (typeof schema !== 'object' || schema === null) return compile(route);

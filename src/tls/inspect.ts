@@ -199,7 +199,8 @@ export function createTlsChecker(options: TlsCheckerOptions): TlsChecker {
   // Parsed once: the default store holds a few hundred roots.
   let store: TrustStore | null = null;
   // Checks of one host at the same moment share one resolution and handshake.
-  return { check: sharedWhileInFlight(checkOnce) };
+  const inFlight = sharedWhileInFlight<string, TlsCheckResult>();
+  return { check: (host) => inFlight(host, () => checkOnce(host)) };
 
   async function checkOnce(host: string): Promise<TlsCheckResult> {
     const signal = AbortSignal.timeout(options.timeoutMs);

@@ -1,3 +1,4 @@
+import { sharedWhileInFlight } from '../cache/in-flight.ts';
 import type { TtlCache } from '../cache/ttl-cache.ts';
 import type { Resolver } from '../dns/resolver.ts';
 import type { TargetPolicy } from '../net/target-policy.ts';
@@ -64,7 +65,7 @@ function emptyRecord(target: WhoisTarget): WhoisRecord {
 export function createWhoisService(options: WhoisServiceOptions): WhoisService {
   const now = options.now ?? Date.now;
   const { settings } = options;
-  const inFlight = new Map<string, Promise<WhoisResult>>();
+  const inFlight = sharedWhileInFlight<string, WhoisResult>();
 
   async function ask(target: WhoisTarget): Promise<WhoisResult> {
     const queriedAt = isoSeconds(now());
@@ -133,12 +134,7 @@ export function createWhoisService(options: WhoisServiceOptions): WhoisService {
       const cached = settings.whoisCacheSeconds > 0 ? await options.cache.get(key) : undefined;
       if (cached) return { ...cached, cached: true };
       // Identical lookups at the same time share one walk of the chain.
-      let pending = inFlight.get(key);
-      if (!pending) {
-        pending = lookupAndCache(key, target).finally(() => inFlight.delete(key));
-        inFlight.set(key, pending);
-      }
-      return { ...(await pending), cached: false };
+      return { ...(await inFlight(key, () => lookupAndCache(key, target))), cached: false };
     },
   };
 }
