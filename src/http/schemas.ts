@@ -41,6 +41,20 @@ export const upstreamErrorResponse = {
   502: errorResponse('An upstream service (DNS, WHOIS, TLS peer) failed.'),
 } as const;
 
+/**
+ * Answers about the caller (its address, location, family) are `Cache-Control: no-store`: a shared
+ * cache in front of the service (Varnish's default, for one, keeps such a 200 for two minutes) must
+ * never give one caller's answer to another.
+ */
+export const CALLER_SPECIFIC_CACHE_CONTROL = 'no-store';
+
+export const callerSpecificHeaders = {
+  'Cache-Control': {
+    description: 'Always `no-store`: the answer describes the caller, so no cache may hand it to anyone else.',
+    type: 'string',
+  },
+} as const;
+
 /** A 200 response schema documented with the rate-limit headers. */
 export function okResponse<T extends object>(schema: T, description: string) {
   return { ...schema, description, headers: rateLimitHeaders };

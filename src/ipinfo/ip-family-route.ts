@@ -1,6 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { commonErrorResponses, okResponse } from '../http/schemas.ts';
+import {
+  CALLER_SPECIFIC_CACHE_CONTROL,
+  callerSpecificHeaders,
+  commonErrorResponses,
+  okResponse,
+} from '../http/schemas.ts';
 import { dottedQuadValue } from '../net/ip-address.ts';
 
 export const IpFamily = Type.Object(
@@ -40,18 +45,20 @@ export function describeIpFamily(ip: string, nowMs: number) {
 }
 
 export function registerIpFamilyRoute(app: FastifyInstance, now: () => number): void {
+  const ok = okResponse(IpFamily, 'The client address and its family.');
+  const familyOk = { ...ok, headers: { ...ok.headers, ...callerSpecificHeaders } };
   app.get(
     '/api/v1/ipv6',
     {
       schema: {
         summary: 'Does the client connect over IPv4 or IPv6?',
         tags: ['ip'],
-        response: { 200: okResponse(IpFamily, 'The client address and its family.'), ...commonErrorResponses },
+        response: { 200: familyOk, ...commonErrorResponses },
       },
     },
     // Sent at once rather than returned from an async function: no promise on the hottest route.
     (request, reply) => {
-      reply.send(describeIpFamily(request.clientIp, now()));
+      reply.header('cache-control', CALLER_SPECIFIC_CACHE_CONTROL).send(describeIpFamily(request.clientIp, now()));
     },
   );
 }

@@ -1,5 +1,10 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { commonErrorResponses, okResponse } from '../http/schemas.ts';
+import {
+  CALLER_SPECIFIC_CACHE_CONTROL,
+  callerSpecificHeaders,
+  commonErrorResponses,
+  okResponse,
+} from '../http/schemas.ts';
 import { createAnswerCache } from './answer-cache.ts';
 import { describeIp } from './describe-ip.ts';
 import type { HostnameLookup } from './hostname.ts';
@@ -40,6 +45,7 @@ export function registerJsonRoute(app: FastifyInstance, store: IpDataStore, look
             ...ok,
             headers: {
               ...ok.headers,
+              ...callerSpecificHeaders,
               'X-Data-Attribution': {
                 type: 'string',
                 description: 'Credit the licences of the data behind this answer ask for.',
@@ -75,6 +81,7 @@ export function registerJsonRoute(app: FastifyInstance, store: IpDataStore, look
       // Readable by browser scripts: the CORS headers expose it (http/cors.ts).
       reply.header(ATTRIBUTION_HEADER, data.attribution);
     }
+    reply.header('cache-control', CALLER_SPECIFIC_CACHE_CONTROL);
     reply.type(JSON_TYPE);
     const body = bodyFor(ip, data, reply);
     return typeof body === 'string' ? reply.send(body) : body.then((json) => reply.send(json));

@@ -235,6 +235,18 @@ describe('GET /api/v1/json through X-Forwarded-For (TRUST_PROXY=loopback), opera
     assert.ok(response.headers['x-ratelimit-limit']);
   });
 
+  it('answers about the caller are no-store, first answer and cached repeat alike, and documented so', async () => {
+    for (const url of ['/api/v1/json', '/api/v1/json', '/api/v1/ipv6']) {
+      const response = await app.inject({ url, headers: { 'x-forwarded-for': '81.2.69.160' } });
+      assert.equal(response.statusCode, 200);
+      assert.equal(response.headers['cache-control'], 'no-store', url);
+    }
+    const doc = (await app.inject({ url: '/api/v1/openapi.json' })).json();
+    for (const path of ['/api/v1/json', '/api/v1/ipv6']) {
+      assert.match(doc.paths[path].get.responses['200'].headers['Cache-Control'].description, /no-store/, path);
+    }
+  });
+
   it('readiness names what is loaded, and OpenAPI documents the route', async () => {
     const ready = (await app.inject({ url: '/readyz' })).json();
     assert.equal(ready.checks['ip-data'].state, 'ready');
