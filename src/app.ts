@@ -16,6 +16,7 @@ import { createServiceLogger, registerAccessLog, requestLoggerFactory, ServiceLo
 import { registerOpenApi, registerOpenApiRoute } from './http/openapi.ts';
 import { registerRequestContext, requestIdFor } from './http/request-context.ts';
 import { compilingOncePerSchema } from './http/serializers.ts';
+import { finiteNumbersOnly } from './http/validators.ts';
 import type { IpDataStore } from './ipinfo/ip-data-store.ts';
 import { registerIpFamilyRoute } from './ipinfo/ip-family-route.ts';
 import { registerIpInfo } from './ipinfo/ip-info.ts';
@@ -78,7 +79,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     requestIdHeader: false,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    schemaController: { compilersFactory: { buildSerializer: compilingOncePerSchema() } },
+    schemaController: {
+      compilersFactory: { buildSerializer: compilingOncePerSchema(), buildValidator: finiteNumbersOnly() },
+    },
   });
   app.log = logger;
   registerAccessLog(app, logger);
