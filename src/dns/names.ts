@@ -23,6 +23,13 @@ export function normaliseQueryName(input: string): NameResult {
   // the name alphabet is refused before it sees the input (non-ASCII is left for IDNA).
   const stray = [...withoutDot].find((char) => char < '\u0080' && !/[a-z0-9._-]/i.test(char));
   if (stray !== undefined) return { ok: false, reason: `host name has the character ${JSON.stringify(stray)}` };
+  // A URL host that ends in a number is an IPv4 address to domainToASCII, in any of the legacy
+  // forms inet_aton accepts: "127.1", "010.1.1.1" (octal), "0x7f.1", "2130706433". Only the
+  // dotted quad is taken as an address (callers then ask for PTR or refuse it); the other forms
+  // are refused here rather than silently turned into an address the user did not write.
+  if (endsInNumber(withoutDot) && isIP(withoutDot) !== 4) {
+    return { ok: false, reason: 'host name ends in a number, and it is not an IPv4 address as a.b.c.d' };
+  }
   // domainToASCII rejects what IDNA cannot map (and returns ''), and keeps underscores.
   const ascii = domainToASCII(withoutDot).toLowerCase();
   if (ascii === '') return { ok: false, reason: 'host name is not a valid domain name' };
@@ -37,6 +44,12 @@ export function normaliseQueryName(input: string): NameResult {
     }
   }
   return { ok: true, name: ascii };
+}
+
+/** The WHATWG URL host parser's test: a last label of digits, or 0x and hex digits, makes it IPv4. */
+function endsInNumber(name: string): boolean {
+  const last = name.slice(name.lastIndexOf('.') + 1);
+  return /^[0-9]+$/.test(last) || /^0x[0-9a-f]*$/i.test(last);
 }
 
 /**

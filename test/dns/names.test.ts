@@ -14,6 +14,10 @@ describe('normaliseQueryName', () => {
     ['the root', '.', '.'],
     ['63-character label', `${'a'.repeat(63)}.com`, `${'a'.repeat(63)}.com`],
     ['253-character name', `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`, ''],
+    // Taken as an address by the callers (PTR, or refused where a name is wanted).
+    ['an IPv4 address as a dotted quad', '192.0.2.1', '192.0.2.1'],
+    ['digits inside a name', '1.2.3.4.in-addr.arpa', '1.2.3.4.in-addr.arpa'],
+    ['a last label that only starts like hex', 'ab.0xg', 'ab.0xg'],
   ];
   for (const [label, input, expected] of accepted) {
     it(`accepts ${label}`, () => {
@@ -36,6 +40,15 @@ describe('normaliseQueryName', () => {
     ['percent escape', 'a%41.com', /character "%"/],
     ['exclamation mark', 'a!b.com', /character "!"/],
     ['IPv6 literal', '2001:db8::1', /character ":"/],
+    // A URL parser reads these as IPv4 addresses (127.0.0.1, 8.1.1.1, 127.0.0.1, 127.0.0.1,
+    // 1.1.0.1, 0.0.0.123); none is a name, and none is what the user wrote.
+    ['a short IPv4 form', '127.1', /ends in a number.*a\.b\.c\.d/],
+    ['an octal IPv4 form', '010.1.1.1', /ends in a number/],
+    ['a hex IPv4 form', '0x7f.1', /ends in a number/],
+    ['an IPv4 address as one number', '2130706433', /ends in a number/],
+    ['three numbers', '1.1.1', /ends in a number/],
+    ['an all-numeric single label', '123', /ends in a number/],
+    ['a name ending in a numeric label', 'host.123', /ends in a number/],
   ];
   for (const [label, input, reason] of rejected) {
     it(`rejects ${label}`, () => {

@@ -136,6 +136,7 @@ describe('GET /api/v1/dns', () => {
       [`${'a'.repeat(64)}.test`, 'A', /longer than 63/],
       [`${'abcdefghi.'.repeat(26)}test`, 'A', /longer than 253/],
       ['192.0.2.1', 'A', /use record_type=PTR/],
+      ['192.1', 'A', /'host'.*ends in a number/],
       ['example.test', '', /record_type/],
       ['not-an-ip', 'PTR', /reverse name/],
     ];
