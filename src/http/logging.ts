@@ -1,5 +1,6 @@
 import { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { API_KEY_PREFIX, API_KEYS_IN_TEXT } from '../accounts/api-key-format.ts';
 import { lazyRequestLogger } from './request-logger.ts';
 
 /**
@@ -33,11 +34,19 @@ interface LoggedRequest {
   socket?: { remoteAddress?: string };
 }
 
+/**
+ * A URL as logged: keys are sent in the Authorization header, but a caller who puts one in the
+ * query string (`?api_key=nk_...`) must not find it in the operator's logs.
+ */
+export function loggableUrl(url: string | undefined): string | undefined {
+  return url?.includes(API_KEY_PREFIX) ? url.replace(API_KEYS_IN_TEXT, `${API_KEY_PREFIX}[redacted]`) : url;
+}
+
 /** A request as one log field: no headers (so no credentials), the caller's resolved address. */
 function requestFields(request: LoggedRequest) {
   return {
     method: request.method,
-    url: request.url,
+    url: loggableUrl(request.url),
     remoteAddress: request.clientIp || request.socket?.remoteAddress,
   };
 }

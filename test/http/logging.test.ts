@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { generateApiKey } from '../../src/accounts/api-key-format.ts';
 import { buildTestApp } from '../support/app.ts';
 import { captureLog } from '../support/log-capture.ts';
 
@@ -51,5 +52,22 @@ test('at warn requests write no access lines, while the app and request loggers 
       { msg: 'from the app', reqId: undefined },
     ],
   );
+  await app.close();
+});
+
+test('an API key put in the URL is not logged; the rest of the URL is', async () => {
+  const log = captureLog();
+  const app = await buildTestApp({ LOG_LEVEL: 'info' }, { logStream: log.stream });
+  await app.ready();
+  const key = generateApiKey();
+  await app.inject({ url: `/api/v1/ipv6?api_key=${key}&x=1` });
+  await app.inject({ url: `/api/v1/dns/${key}` });
+  const text = log.text();
+  assert.ok(!text.includes(key.slice(3)), 'the key is not in the log');
+  const urls = log
+    .lines()
+    .filter((line) => line.msg === 'request completed')
+    .map((line) => (line.req as { url: string }).url);
+  assert.deepEqual(urls, ['/api/v1/ipv6?api_key=nk_[redacted]&x=1', '/api/v1/dns/nk_[redacted]']);
   await app.close();
 });
