@@ -11,7 +11,12 @@ import { registerDnsRoute } from './dns/route.ts';
 import { createReadiness, type Readiness } from './health/readiness.ts';
 import { registerHealthRoutes } from './health/routes.ts';
 import { registerCors } from './http/cors.ts';
-import { registerErrorHandling } from './http/error-handler.ts';
+import {
+  answerClientError,
+  answerFrameworkError,
+  MAX_PATH_PARAMETER_LENGTH,
+  registerErrorHandling,
+} from './http/error-handler.ts';
 import { createServiceLogger, registerAccessLog, requestLoggerFactory, ServiceLogController } from './http/logging.ts';
 import { registerOpenApi, registerOpenApiRoute } from './http/openapi.ts';
 import { registerRequestContext, requestIdFor } from './http/request-context.ts';
@@ -78,6 +83,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     genReqId: requestIdFor,
     requestIdHeader: false,
     return503OnClosing: true,
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError(logger),
+    routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
     forceCloseConnections: 'idle',
     schemaController: {
       compilersFactory: { buildSerializer: compilingOncePerSchema(), buildValidator: finiteNumbersOnly() },

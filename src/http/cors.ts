@@ -10,6 +10,11 @@ import type { FastifyInstance } from 'fastify';
 // X-Data-Attribution is sent by /api/v1/json only; listing a header a response lacks is harmless,
 // and one list for all responses keeps this a static write.
 const EXPOSED_HEADERS = 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id, X-Data-Attribution';
+/** What every response carries, also those made before any hook runs (http/error-handler.ts). */
+export const CORS_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': EXPOSED_HEADERS,
+} as const;
 const PREFLIGHT = {
   'access-control-allow-methods': 'GET, HEAD, OPTIONS',
   'access-control-allow-headers': 'Authorization, Content-Type',
@@ -19,8 +24,8 @@ const PREFLIGHT = {
 export function registerCors(app: FastifyInstance): void {
   app.addHook('onRequest', (request, reply, done) => {
     // Two header() calls rather than headers({...}), which lists the object's keys on every request.
-    reply.header('access-control-allow-origin', '*');
-    reply.header('access-control-expose-headers', EXPOSED_HEADERS);
+    reply.header('access-control-allow-origin', CORS_HEADERS['access-control-allow-origin']);
+    reply.header('access-control-expose-headers', CORS_HEADERS['access-control-expose-headers']);
     if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined) {
       reply.headers(PREFLIGHT).code(204).send();
       return;

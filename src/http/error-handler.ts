@@ -1,6 +1,13 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { StorageUnavailableError } from '../storage/errors.ts';
+import { CORS_HEADERS } from './cors.ts';
 import { ApiError, apiErrors } from './errors.ts';
+import { newRequestId } from './request-context.ts';
+
+/** Fastify's default, stated so the 414 can say it. */
+export const MAX_PATH_PARAMETER_LENGTH = 100;
 
 /** Methods every API path answers; anything else on a known path is a 405. */
 export const ALLOWED_METHODS = ['GET', 'HEAD', 'OPTIONS'] as const;
@@ -69,9 +76,68 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? request.url;
     const known = app.hasRoute({ method: 'GET', url: path });
+    // A plain OPTIONS (not a CORS preflight, which http/cors.ts answers) asks what the path allows.
+    if (known && request.method === 'OPTIONS') {
+      return reply.code(204).header('allow', ALLOWED_METHODS.join(', ')).send();
+    }
     if (known && !(ALLOWED_METHODS as readonly string[]).includes(request.method)) {
       return send(reply, apiErrors.methodNotAllowed(request.method, path, ALLOWED_METHODS));
     }
     return send(reply, apiErrors.notFound(request.method, path));
   });
+}
+
+/**
+ * Fastify's `frameworkErrors`: a URL its router cannot decode (`/api/v1/%zz`) or a path parameter
+ * over MAX_PATH_PARAMETER_LENGTH. These are answered before any hook runs, so the request id and
+ * CORS headers every response carries are set here; the request is not counted against a rate
+ * limit and so has no X-RateLimit-* headers.
+ */
+export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id);
+  reply.headers(CORS_HEADERS);
+  if (error.code === 'FST_ERR_BAD_URL') {
+    send(reply, apiErrors.badUrl());
+  } else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    send(reply, apiErrors.pathParameterTooLong(MAX_PATH_PARAMETER_LENGTH));
+  } else {
+    request.log.error({ err: error }, 'unhandled framework error');
+    send(reply, apiErrors.internal(String(request.id)));
+  }
+  // The access log's onResponse hook does not run for these; the same line is written here.
+  request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+}
+
+/**
+ * Node's `clientError`: a request that cannot be parsed (bad request line, headers over Node's
+ * 16 KiB, too slow to arrive). There is no request to hand to Fastify, so the answer is written to
+ * the socket: the catalogue's error body with a fresh request id and the CORS headers, then the
+ * connection is closed, as Node and Fastify do.
+ */
+export function answerClientError(log: { info(details: object, message: string): void }) {
+  return (error: NodeJS.ErrnoException, socket: Socket): void => {
+    // A reset connection has nobody to answer.
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const apiError =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? apiErrors.headersTooLarge()
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? apiErrors.requestTimeout()
+          : apiErrors.malformedRequest();
+    const id = newRequestId();
+    log.info({ reqId: id, code: error.code, status: apiError.status }, 'unreadable request refused');
+    if (socket.writable) {
+      const body = JSON.stringify({ error: apiError.message });
+      const headers = {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': String(Buffer.byteLength(body)),
+        'x-request-id': id,
+        ...CORS_HEADERS,
+        connection: 'close',
+      };
+      const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+      socket.write(`HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}\r\n${lines.join('')}\r\n${body}`);
+    }
+    socket.destroy(error);
+  };
 }

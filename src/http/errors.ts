@@ -131,6 +131,21 @@ export const apiErrors = {
       'The account database is unavailable, so API keys and accounts cannot be checked right now; try again shortly. Requests without a key are not affected.',
     ),
 
+  // Requests Fastify or Node cannot route or parse: answered before any hook runs.
+  badUrl: () =>
+    new ApiError(400, 'bad_url', 'The URL is not valid: a percent sign must start an escape like %2F or %C3%BC.'),
+
+  pathParameterTooLong: (limit: number) =>
+    new ApiError(414, 'uri_too_long', `A path segment of this URL is longer than ${limit} characters.`),
+
+  malformedRequest: () => new ApiError(400, 'malformed_request', 'The HTTP request is malformed and cannot be read.'),
+
+  headersTooLarge: () =>
+    new ApiError(431, 'headers_too_large', 'The request headers are too large (16 KiB in all at most).'),
+
+  requestTimeout: () =>
+    new ApiError(408, 'request_timeout', 'The request did not arrive in time; send it again in one go.'),
+
   internal: (requestId: string) =>
     new ApiError(500, 'internal_error', `Internal server error. Quote request id ${requestId} when reporting it.`),
 } as const;

@@ -23,6 +23,10 @@ let counter = 0;
 export function requestIdFor(request: IncomingMessage): string {
   const given = request.headers['x-request-id'];
   if (typeof given === 'string' && SANE_REQUEST_ID.test(given)) return given;
+  return newRequestId();
+}
+
+export function newRequestId(): string {
   counter = (counter + 1) % Number.MAX_SAFE_INTEGER;
   return `${processPrefix}-${counter.toString(36)}`;
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { type AddressInfo, connect } from 'node:net';
 import { test } from 'node:test';
 import { validationError } from '../../src/http/error-handler.ts';
 import { buildTestApp } from '../support/app.ts';
@@ -53,6 +54,88 @@ test('unknown paths are 404 and other methods on known paths 405, as JSON errors
   assert.equal(wrongMethod.headers.allow, 'GET, HEAD, OPTIONS');
   assert.match(wrongMethod.json().error, /POST is not allowed/);
   await app.close();
+});
+
+test('a plain OPTIONS (no preflight) on a known path is 204 with Allow; on an unknown one, 404', async () => {
+  const app = await buildTestApp();
+  const known = await app.inject({ method: 'OPTIONS', url: '/api/v1/ipv6' });
+  assert.equal(known.statusCode, 204);
+  assert.equal(known.headers.allow, 'GET, HEAD, OPTIONS');
+  assert.equal(known.headers['access-control-allow-origin'], '*');
+  const unknown = await app.inject({ method: 'OPTIONS', url: '/api/v1/nothing-here' });
+  assert.equal(unknown.statusCode, 404);
+  await app.close();
+});
+
+/** Sends raw bytes and returns everything the server wrote before closing the connection. */
+function rawExchange(port: number, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.end(request));
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk) => {
+      received += chunk;
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve(received));
+  });
+}
+
+function parseRaw(raw: string) {
+  const [head = '', body = ''] = raw.split('\r\n\r\n');
+  const [statusLine = '', ...lines] = head.split('\r\n');
+  const headers = Object.fromEntries(
+    lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+  );
+  return { status: Number(statusLine.split(' ')[1]), headers, body: body === '' ? {} : JSON.parse(body) };
+}
+
+test('requests Fastify or Node cannot route or read get the error shape, a request id and CORS', async () => {
+  const logs = captureLog();
+  const app = await buildTestApp({}, { logStream: logs.stream });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  const cases: [string, string, number, RegExp][] = [
+    [
+      'a malformed percent escape',
+      'GET /api/v1/%zz HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n',
+      400,
+      /URL is not valid/,
+    ],
+    [
+      'a path parameter over the limit',
+      `DELETE /api/v1/account/keys/${'k'.repeat(150)} HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n`,
+      414,
+      /longer than 100 characters/,
+    ],
+    ['an unreadable request line', 'NOT HTTP AT ALL\r\n\r\n', 400, /malformed/],
+    [
+      'headers over 16 KiB',
+      `GET /api/v1/ipv6 HTTP/1.1\r\nHost: a\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`,
+      431,
+      /too large/,
+    ],
+  ];
+  try {
+    for (const [what, request, status, message] of cases) {
+      const response = parseRaw(await rawExchange(port, request));
+      assert.equal(response.status, status, what);
+      assert.match(response.headers['content-type'] ?? '', /application\/json/, what);
+      assert.match(response.body.error, message, what);
+      assert.deepEqual(Object.keys(response.body), ['error'], what);
+      assert.equal(response.headers['access-control-allow-origin'], '*', what);
+      assert.match(response.headers['x-request-id'] ?? '', /^[0-9a-f]{8}-[0-9a-z]+$/, what);
+    }
+    // The unreadable ones are logged (without the request's bytes), with the id the client saw.
+    const refused = logs.lines().filter((line) => line.msg === 'unreadable request refused');
+    assert.deepEqual(
+      refused.map((line) => line.status),
+      [400, 431],
+    );
+    assert.ok(!JSON.stringify(refused).includes('bbbb'));
+  } finally {
+    await app.close();
+  }
 });
 
 test('an unexpected error is a 500 without internals, logged with the request id', async () => {
