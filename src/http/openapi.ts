@@ -18,7 +18,8 @@ refused: hourly or daily) and \`reset\` (when that window resets).
 
 **Errors.** Every error is JSON \`{"error": "..."}\`: 400 bad parameter, 401 bad key, 404 unknown path,
 405 method the path does not serve, 429 limit, 500 internal (quote the X-Request-Id), 502 an upstream
-service failed.
+service failed. Requests that cannot be routed or read are not counted and carry no X-RateLimit-* headers:
+400 malformed URL or request, 414 path segment over 100 characters, 431 headers over 16 KiB, 408 too slow.
 
 **CORS.** \`Access-Control-Allow-Origin: *\` on every response; the X-RateLimit-*, X-Request-Id and X-Data-Attribution headers are exposed to browser scripts.
 
