@@ -21,7 +21,7 @@ import { createServiceLogger, registerAccessLog, requestLoggerFactory, ServiceLo
 import { registerOpenApi, registerOpenApiRoute } from './http/openapi.ts';
 import { registerRequestContext, requestIdFor } from './http/request-context.ts';
 import { compilingOncePerSchema } from './http/serializers.ts';
-import { finiteNumbersOnly } from './http/validators.ts';
+import { strictValidators } from './http/validators.ts';
 import type { IpDataStore } from './ipinfo/ip-data-store.ts';
 import { registerIpFamilyRoute } from './ipinfo/ip-family-route.ts';
 import { registerIpInfo } from './ipinfo/ip-info.ts';
@@ -88,7 +88,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
     forceCloseConnections: 'idle',
     schemaController: {
-      compilersFactory: { buildSerializer: compilingOncePerSchema(), buildValidator: finiteNumbersOnly() },
+      compilersFactory: { buildSerializer: compilingOncePerSchema(), buildValidator: strictValidators() },
     },
   });
   app.log = logger;

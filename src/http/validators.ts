@@ -9,40 +9,54 @@ type RouteDefinition = { schema: unknown; method: string; url: string; httpPart:
 type CompilerFromPool = (externalSchemas: unknown, options: unknown) => (route: RouteDefinition) => Validator;
 
 /**
- * Fastify's own validator compiler (Ajv), refusing numbers that are not finite. With type coercion
- * (query strings are text) Ajv turns "Infinity" or "1e999" into a non-finite number and then skips
- * its integer, minimum and maximum checks (ajv#2212, fastify#6718): `count=Infinity` reached the
- * ping route as Infinity. Bodies are coerced the same way (`{"x":"Infinity"}`). So a schema's
- * top-level numeric properties are checked again after Ajv accepted the data.
+ * Fastify's own validator compiler (Ajv), with two corrections:
+ * - JSON bodies are not type-coerced. Fastify's Ajv coerces every part, which query strings need
+ *   (they are text) but a JSON body does not: `{"password": 1234567890123}` was taken as the string
+ *   "1234567890123", `{"name": 5}` as "5". A body now has the types its schema says, or is a 400.
+ * - Coerced numbers must be finite. Ajv turns "Infinity" or "1e999" into a non-finite number and
+ *   then skips its integer, minimum and maximum checks (ajv#2212, fastify#6718): `count=Infinity`
+ *   reached the ping route as Infinity. So the top-level numeric properties of a coerced part are
+ *   checked again after Ajv accepted it. (Without coercion Ajv refuses non-finite numbers itself.)
  */
-export function finiteNumbersOnly(): ValidatorFactory {
+export function strictValidators(): ValidatorFactory {
   const factory = AjvCompiler() as unknown as CompilerFromPool;
-  const finite: CompilerFromPool = (externalSchemas, options) => {
-    const compile = factory(externalSchemas, options);
+  const strict: CompilerFromPool = (externalSchemas, options) => {
+    const coercing = factory(externalSchemas, options);
+    let exact: ReturnType<CompilerFromPool> | undefined;
     return (route) => {
-      const validate = compile(route);
-      const numeric = numericProperties(route.schema);
-      if (numeric.length === 0) return validate;
-      const checked: Validator = (data) => {
-        if (!validate(data)) {
-          checked.errors = validate.errors;
-          return false;
-        }
-        const values = data as Record<string, unknown> | null;
-        for (const name of numeric) {
-          const value = values?.[name];
-          if (typeof value === 'number' && !Number.isFinite(value)) {
-            checked.errors = [{ instancePath: `/${name}`, keyword: 'type', params: {}, message: 'must be finite' }];
-            return false;
-          }
-        }
-        checked.errors = null;
-        return true;
-      };
-      return checked;
+      if (route.httpPart === 'body') {
+        const { customOptions } = options as { customOptions?: object };
+        exact ??= factory(externalSchemas, {
+          ...(options as object),
+          customOptions: { ...customOptions, coerceTypes: false },
+        });
+        return exact(route);
+      }
+      return finiteNumbersOnly(coercing(route), numericProperties(route.schema));
     };
   };
-  return finite as unknown as ValidatorFactory;
+  return strict as unknown as ValidatorFactory;
+}
+
+function finiteNumbersOnly(validate: Validator, numeric: readonly string[]): Validator {
+  if (numeric.length === 0) return validate;
+  const checked: Validator = (data) => {
+    if (!validate(data)) {
+      checked.errors = validate.errors;
+      return false;
+    }
+    const values = data as Record<string, unknown> | null;
+    for (const name of numeric) {
+      const value = values?.[name];
+      if (typeof value === 'number' && !Number.isFinite(value)) {
+        checked.errors = [{ instancePath: `/${name}`, keyword: 'type', params: {}, message: 'must be finite' }];
+        return false;
+      }
+    }
+    checked.errors = null;
+    return true;
+  };
+  return checked;
 }
 
 /** Names of the properties an object schema declares as integer or number. */

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Fastify from 'fastify';
-import { finiteNumbersOnly, numericProperties } from '../../src/http/validators.ts';
+import { numericProperties, strictValidators } from '../../src/http/validators.ts';
 
-async function appWithFiniteNumbers() {
-  const app = Fastify({ schemaController: { compilersFactory: { buildValidator: finiteNumbersOnly() } } });
+async function appWithStrictValidators() {
+  const app = Fastify({ schemaController: { compilersFactory: { buildValidator: strictValidators() } } });
   const schema = {
     querystring: { type: 'object', properties: { n: { type: 'integer', minimum: 1, maximum: 10 } } },
     body: { type: 'object', properties: { x: { type: 'number', maximum: 5 }, label: { type: 'string' } } },
@@ -14,9 +14,9 @@ async function appWithFiniteNumbers() {
   return app;
 }
 
-describe('validators refuse numbers that are not finite', () => {
+describe('validators: finite numbers in query strings, exact types in JSON bodies', () => {
   it('in a query string, where Ajv would coerce them and skip its limits', async () => {
-    const app = await appWithFiniteNumbers();
+    const app = await appWithStrictValidators();
     for (const n of ['Infinity', '-Infinity', '1e999']) {
       const response = await app.inject({ method: 'POST', url: `/?n=${n}`, payload: {} });
       assert.equal(response.statusCode, 400, n);
@@ -30,17 +30,23 @@ describe('validators refuse numbers that are not finite', () => {
     await app.close();
   });
 
-  it('in a JSON body, where a string is coerced the same way', async () => {
-    const app = await appWithFiniteNumbers();
+  it('a JSON body has the types its schema says: nothing is coerced', async () => {
+    const app = await appWithStrictValidators();
     const post = (payload: string) =>
       app.inject({ method: 'POST', url: '/', headers: { 'content-type': 'application/json' }, payload });
-    const coerced = await post('{"x":"Infinity"}');
-    assert.equal(coerced.statusCode, 400);
-    assert.match(coerced.json().message, /body\/x must be finite/);
-    // A number that parses to Infinity is refused by Ajv itself (its type check wants finite numbers).
-    const parsed = await post('{"x":1e999}');
-    assert.equal(parsed.statusCode, 400);
-    assert.match(parsed.json().message, /body\/x must be number/);
+    for (const [payload, message] of [
+      ['{"x":"2"}', /body\/x must be number/],
+      ['{"x":"Infinity"}', /body\/x must be number/],
+      ['{"x":1e999}', /body\/x must be number/],
+      ['{"label":5}', /body\/label must be string/],
+      ['{"label":true}', /body\/label must be string/],
+    ] as const) {
+      const response = await post(payload);
+      assert.equal(response.statusCode, 400, payload);
+      assert.match(response.json().message, message, payload);
+    }
+    const fine = await post('{"x":2,"label":"five"}');
+    assert.deepEqual(fine.json().body, { x: 2, label: 'five' });
     await app.close();
   });
 
