@@ -1,8 +1,9 @@
 /**
  * Why a query got no usable answer. SERVFAIL, REFUSED, FORMERR and NOTIMP are the server's rcode;
  * TIMEOUT: no answer in time; UNREACHABLE: the server's port is closed (ICMP port unreachable) or
- * the TCP connection failed; BADRESPONSE: an answer that could not be decoded, was too large, or
- * had an rcode a stub resolver cannot use.
+ * the TCP connection failed; BADRESPONSE: an answer that could not be decoded, was too large, did
+ * not match the question (over UDP: only such replies came before the timeout), or had an rcode a
+ * stub resolver cannot use.
  */
 export type DnsErrorCode = 'SERVFAIL' | 'REFUSED' | 'TIMEOUT' | 'UNREACHABLE' | 'FORMERR' | 'NOTIMP' | 'BADRESPONSE';
 
@@ -28,5 +29,8 @@ export class DnsError extends Error {
 export function dnsFailureInWords(error: DnsError): string {
   if (error.code === 'TIMEOUT') return 'no DNS server answered in time';
   if (error.code === 'UNREACHABLE') return 'the DNS servers could not be reached';
+  if (error.code === 'BADRESPONSE') {
+    return 'the DNS server sent no usable answer (undecodable, too large, or not matching the question)';
+  }
   return `the DNS server answered ${error.code}`;
 }

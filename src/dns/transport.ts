@@ -51,8 +51,21 @@ function exchangeOverUdp<T>({ server, query, timeoutMs, accept }: ExchangeReques
       socket.close();
       resolve(outcome);
     };
+    // Replies from the server that were not an answer to this query (undecodable, another id or
+    // question) are ignored, as a resolver must; but if nothing else came, the server did answer,
+    // and saying "no answer in time" would send the operator looking at the network.
+    let ignored = 0;
     const timer = setTimeout(
-      () => finish({ ok: false, code: 'TIMEOUT', detail: `no answer in ${timeoutMs} ms` }),
+      () =>
+        finish(
+          ignored === 0
+            ? { ok: false, code: 'TIMEOUT', detail: `no answer in ${timeoutMs} ms` }
+            : {
+                ok: false,
+                code: 'BADRESPONSE',
+                detail: `${ignored} ${ignored === 1 ? 'reply' : 'replies'} in ${timeoutMs} ms, none a valid answer to the query (undecodable, or another id or question)`,
+              },
+        ),
       timeoutMs,
     );
     socket.on('error', (error: NodeJS.ErrnoException) => {
@@ -63,6 +76,7 @@ function exchangeOverUdp<T>({ server, query, timeoutMs, accept }: ExchangeReques
       if (remote.address !== server.host || remote.port !== server.port) return;
       const value = accept(message);
       if (value !== undefined) finish({ ok: true, value });
+      else ignored++;
     });
     socket.connect(server.port, server.host, () => {
       socket.send(query, (error) => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Answer } from 'dns-packet';
 import { createDnsClient, type DnsClientOptions } from '../../src/dns/client.ts';
-import { DnsError } from '../../src/dns/errors.ts';
+import { DnsError, dnsFailureInWords } from '../../src/dns/errors.ts';
 import { formatRecordValue } from '../../src/dns/format.ts';
 import { formatServer } from '../../src/dns/servers.ts';
 import { createSocketTransport } from '../../src/dns/transport.ts';
@@ -267,7 +267,7 @@ describe('DNS client failures and retries', () => {
     });
   }
 
-  it('times out when only a mismatched answer comes', async () => {
+  it('says the server sent no usable answer when only a mismatched one came, not that it timed out', async () => {
     const decoyOnly = await start((question) => ({
       answers: [{ type: 'A', name: question.name, ttl: 60, data: '192.0.2.1' }],
       decoys: [{ kind: 'wrong-id' }],
@@ -276,6 +276,17 @@ describe('DNS client failures and retries', () => {
     const client = createDnsClient({ servers: [decoyOnly.server], triesPerServer: 1, timing: { tryTimeoutMs: 100 } });
     const error = await client.exchange({ name: 'a.test', type: 'A' }).catch((caught: unknown) => caught);
     assert.ok(error instanceof DnsError);
+    assert.equal(error.code, 'BADRESPONSE');
+    assert.match(error.attempts[0]?.detail ?? '', /1 reply in 100 ms, none a valid answer/);
+    assert.match(dnsFailureInWords(error), /no usable answer/);
+  });
+
+  it('still times out when nothing comes at all', async () => {
+    const silent = await start(() => ({ delayMs: 10_000 }));
+    const client = createDnsClient({ servers: [silent.server], triesPerServer: 1, timing: { tryTimeoutMs: 100 } });
+    const error = await client.exchange({ name: 'a.test', type: 'A' }).catch((caught: unknown) => caught);
+    assert.ok(error instanceof DnsError);
     assert.equal(error.code, 'TIMEOUT');
+    assert.match(dnsFailureInWords(error), /answered in time/);
   });
 });
