@@ -2,7 +2,7 @@ import type { Resolver } from '../dns/resolver.ts';
 import { resolveTarget, type TargetPolicy } from '../net/target-policy.ts';
 import { exchangeWhois, WhoisExchangeError } from './exchange.ts';
 import { whoisQueryFor } from './query-form.ts';
-import { findReferral } from './referral.ts';
+import { findReferral, referralScheme } from './referral.ts';
 import { formatWhoisServer, parseWhoisServer, type WhoisServerAddress } from './server-address.ts';
 import type { WhoisTarget } from './target.ts';
 
@@ -127,6 +127,11 @@ export async function followWhoisReferrals(target: WhoisTarget, options: WhoisCh
     const hop = await askServer(server, target, options, hops.length > 0);
     hops.push(hop);
     if (hop.failure || hop.referral === null) return hops;
+    const scheme = referralScheme(hop.referral);
+    if (scheme !== null) {
+      hop.note = `referral not followed: ${scheme === 'rwhois' ? 'an RWHOIS server' : `a ${scheme} address`}, not WHOIS over port 43`;
+      return hops;
+    }
     const next = parseWhoisServer(hop.referral, options.referralPort);
     if (!next.ok) {
       hop.note = `referral not followed: ${next.reason}`;

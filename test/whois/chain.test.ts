@@ -265,6 +265,24 @@ describe('WHOIS referral chain', { skip }, () => {
     assert.equal(referred[1]?.raw, ripe);
   });
 
+  it('follows a referral that names an IP address, and reports one to RWHOIS instead of dropping it', async () => {
+    const address = network.addressOf('b.whois.test');
+    handlers['a.whois.test'] = () =>
+      `NetRange: 192.0.2.0 - 192.0.2.255\nReferralServer: whois://${address}:${network.port}\n`;
+    handlers['b.whois.test'] = () =>
+      'NetRange: 192.0.2.0 - 192.0.2.255\nReferralServer: rwhois://rwhois.example.net:4321\n';
+    const hops = await followWhoisReferrals(ip('192.0.2.1'), options('a.whois.test'));
+    assert.deepEqual(
+      hops.map((hop) => [hop.server, hop.referral, hop.failure]),
+      [
+        [`a.whois.test:${network.port}`, `${address}:${network.port}`, null],
+        [`${address}:${network.port}`, 'rwhois://rwhois.example.net:4321', null],
+      ],
+    );
+    assert.equal(hops[0]?.note, null);
+    assert.equal(hops[1]?.note, 'referral not followed: an RWHOIS server, not WHOIS over port 43');
+  });
+
   it("asks DENIC with '-T dn,ace <domain>', an IDN as punycode", async () => {
     handlers['whois.iana.org'] = () => 'refer:        whois.denic.de\n\ndomain:       DE\n';
     handlers['whois.denic.de'] = (query) =>

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { findReferral } from '../../src/whois/referral.ts';
+import { findReferral, referralScheme } from '../../src/whois/referral.ts';
 import { fixturesPresent, fixturesRoot, skipMessage } from './fixtures-root.ts';
 
 function fixture(relative: string): string {
@@ -40,10 +40,27 @@ test('findReferral reads IANA refer: and ARIN ReferralServer:', () => {
   assert.equal(findReferral('ReferralServer: whois://WHOIS.RIPE.NET:43\n'), 'whois.ripe.net:43');
 });
 
-test('findReferral ignores what cannot be followed over port 43', () => {
-  assert.equal(findReferral('ReferralServer: rwhois://rwhois.example.net:4321\n'), null);
-  assert.equal(findReferral('whois: https://dns.pl/en/whois\n'), null);
+test('findReferral reads IP addresses, and returns other protocols as written for the chain to report', () => {
+  assert.equal(findReferral('refer: 192.0.2.43\n'), '192.0.2.43');
+  assert.equal(findReferral('ReferralServer: whois://192.0.2.43:4343\n'), '192.0.2.43:4343');
+  assert.equal(findReferral('refer: [2001:db8::43]:43\n'), '[2001:db8::43]:43');
+  assert.equal(findReferral('refer: 2001:DB8::43\n'), '2001:db8::43');
+  assert.equal(findReferral('ReferralServer: rwhois://rwhois.example.net:4321\n'), 'rwhois://rwhois.example.net:4321');
+  assert.equal(referralScheme('rwhois://rwhois.example.net:4321'), 'rwhois');
+  assert.equal(findReferral('whois: https://dns.pl/en/whois\n'), 'https://dns.pl/en/whois');
+  assert.equal(referralScheme('https://dns.pl/en/whois'), 'https');
+  assert.equal(referralScheme('whois.ripe.net:43'), null);
+  assert.equal(
+    findReferral('whois: https://registry.example/whois\nRegistrar WHOIS Server: whois.registrar.example\n'),
+    'whois.registrar.example',
+    'a port-43 server named later wins',
+  );
+});
+
+test('findReferral ignores what names no server', () => {
   assert.equal(findReferral('whois: This information is subject to an Acceptable Use Policy.\n'), null);
   assert.equal(findReferral('Registrar WHOIS Server: \n'), null);
   assert.equal(findReferral('ReferralServer: whois://whois.example.net:99999\n'), null);
+  assert.equal(findReferral('refer: 999.1.1.1\n'), null);
+  assert.equal(findReferral('refer: 192.0.2.1:0\n'), null);
 });
