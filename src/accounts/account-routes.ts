@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { apiErrors } from '../http/errors.ts';
 import { publicCaller } from '../limits/caller.ts';
-import { isUnderPath } from '../limits/rate-limit-hook.ts';
 import {
   crossSiteReason,
   currentSession,
@@ -53,8 +52,9 @@ const ACCOUNT_PATHS: Readonly<Record<string, readonly string[]>> = {
  * skips ACCOUNT_PREFIX), JSON bodies only, cross-site state changes refused.
  */
 export async function registerAccountRoutes(app: FastifyInstance, accounts: Accounts): Promise<void> {
-  registerAccountApiLimit(app, accounts);
+  // Encapsulated: these hooks run for the account API's routes only, not for every API request.
   await app.register(async (scope) => {
+    registerAccountApiLimit(scope, accounts);
     scope.addHook('onRequest', async (request) => {
       if (request.method !== 'POST' && request.method !== 'DELETE') return;
       if (request.routeOptions.config.methodGuard) return;
@@ -71,8 +71,11 @@ export async function registerAccountRoutes(app: FastifyInstance, accounts: Acco
   });
 }
 
-/** Counts every account API request per client (404s under the prefix too), with the usual headers. */
-function registerAccountApiLimit(app: FastifyInstance, accounts: Accounts): void {
+/**
+ * Counts every account API request per client, with the usual headers; 404s under the prefix too,
+ * which a catch-all route in this scope answers (registerMethodGuards).
+ */
+function registerAccountApiLimit(scope: FastifyInstance, accounts: Accounts): void {
   const countRequest = async (request: FastifyRequest, reply: FastifyReply) => {
     const decision = await accounts.limiter.consume([{ name: 'api', subject: publicCaller(request.clientIp).subject }]);
     reply.headers({
@@ -84,9 +87,8 @@ function registerAccountApiLimit(app: FastifyInstance, accounts: Accounts): void
       throw apiErrors.tooManyAttempts('requests to the account API', decision.limit, decision.reset, accounts.now());
     }
   };
-  // Runs on every request: a callback hook, so requests elsewhere pass without creating a promise.
-  app.addHook('onRequest', (request, reply, done) => {
-    if (request.method === 'OPTIONS' || !isUnderPath(request.url, ACCOUNT_PREFIX)) return done();
+  scope.addHook('onRequest', (request, reply, done) => {
+    if (request.method === 'OPTIONS') return done();
     countRequest(request, reply).then(() => done(), done);
   });
 }
@@ -251,6 +253,16 @@ export async function throttle(
  * handler only knows GET paths). OPTIONS stays with the CORS plugin; HEAD follows GET.
  */
 function registerMethodGuards(scope: FastifyInstance): void {
+  // Unknown paths under the prefix are answered here, inside the scope, so they are counted too.
+  scope.route({
+    method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    url: `${ACCOUNT_PREFIX}/*`,
+    schema: { hide: true },
+    config: { methodGuard: true },
+    handler: async (request: FastifyRequest, _reply: FastifyReply) => {
+      throw apiErrors.notFound(request.method, request.url.split('?')[0] ?? request.url);
+    },
+  });
   for (const [url, allowed] of Object.entries(ACCOUNT_PATHS)) {
     const others = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((method) => !allowed.includes(method));
     if (others.length === 0) continue;

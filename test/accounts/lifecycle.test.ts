@@ -160,5 +160,12 @@ test('account endpoints keep their own limits, apart from the tier limits', asyn
     assert.equal(response.headers['x-ratelimit-limit'], '300', 'the account API limit, not the public tier');
   }
   assert.equal((await app.inject({ url: '/api/v1/ipv6' })).headers['x-ratelimit-remaining'], '1');
+  // Unknown paths under the prefix count against the account limit too; nothing else does.
+  const unknown = await app.inject({ method: 'POST', url: '/api/v1/account/nothing-here' });
+  assert.equal(unknown.statusCode, 404);
+  assert.match(unknown.json().error, /No endpoint POST \/api\/v1\/account\/nothing-here/);
+  assert.equal(unknown.headers['x-ratelimit-limit'], '300');
+  assert.equal(unknown.headers['x-ratelimit-remaining'], '294', 'the sixth account API request');
+  assert.equal((await app.inject({ url: '/api/v1/account' })).headers['x-ratelimit-remaining'], '293');
   await close();
 });

@@ -104,7 +104,7 @@ test('requests Fastify or Node cannot route or read get the error shape, a reque
     ],
     [
       'a path parameter over the limit',
-      `DELETE /api/v1/account/keys/${'k'.repeat(150)} HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n`,
+      `GET /dashboard/assets/${'k'.repeat(150)} HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n`,
       414,
       /longer than 100 characters/,
     ],
