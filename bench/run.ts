@@ -6,44 +6,12 @@ import { availableParallelism } from 'node:os';
 import autocannon from 'autocannon';
 import { type ListeningProcess, startListeningProcess } from '../test/support/listening-process.ts';
 import { serviceArguments } from '../test/support/start-command.ts';
-import { jsonScenarioSetup } from './json-scenario.ts';
-import { keyedScenarioSetup } from './keyed-scenario.ts';
+import { SCENARIOS, type Scenario, type ScenarioSetup, SERVICE_ENV } from './scenarios.ts';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WARMUP_SECONDS = 3;
-
-interface Scenario {
-  path: string;
-  /** The share of the baseline's req/s the issue targets. */
-  target: number;
-  env?: Record<string, string>;
-  /** Starts what the scenario needs (a DNS server, data) and says how to drive the service. */
-  setup?: () => Promise<ScenarioSetup>;
-  /** Further targets: p99 latency of netinfo, and its peak resident memory under load. */
-  p99UnderMs?: number;
-  rssUnderMb?: number;
-}
-
-export interface ScenarioSetup {
-  env: Record<string, string>;
-  /** Requests cycled through by every connection (both servers get the same ones). */
-  requests?: { method: 'GET'; path: string; headers: Record<string, string> }[];
-  describe: string;
-  /** A sanity check of one answer before the load starts. */
-  verify?(url: string): Promise<void>;
-  close(): Promise<void>;
-}
-
-const SCENARIOS: Record<string, Scenario> = {
-  ipv6: { path: '/api/v1/ipv6', target: 0.7 },
-  // The same path with an API key on every request: key verification and per-account counting.
-  'ipv6-keyed': { path: '/api/v1/ipv6', target: 0.7, setup: keyedScenarioSetup },
-  // 1,000 distinct public IPv4 clients through X-Forwarded-For, PTR answered by a local DNS server,
-  // with all default data and the security feeds loaded.
-  json: { path: '/api/v1/json', target: 0.6, setup: jsonScenarioSetup, p99UnderMs: 5, rssUnderMb: 300 },
-};
 
 // With two or more cores, the load generator (this process) gets core 0 and every server core 1,
 // so each server is measured on the same single core and the generator is not what limits it.
@@ -106,16 +74,7 @@ async function runScenario(name: string, scenario: Scenario): Promise<boolean> {
   const prepared = await scenario.setup?.();
   if (prepared) console.log(`${name}: ${prepared.describe}`);
   const spawnedAt = performance.now();
-  const service = await start('src/server.ts', {
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    DATA_DIR: '.tmp/bench-data',
-    // Limiting stays on (every request is counted) but never refuses during the run.
-    RATE_LIMITS: 'public=1000000000/1000000000',
-    ...scenario.env,
-    ...prepared?.env,
-  });
+  const service = await start('src/server.ts', { ...SERVICE_ENV, ...scenario.env, ...prepared?.env });
   let peakRss = 0;
   const sampler = setInterval(() => {
     peakRss = Math.max(peakRss, residentMb(service.child.pid));

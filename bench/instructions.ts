@@ -1,0 +1,133 @@
+// `npm run bench:instructions [-- scenario ...]`: instructions per request of netinfo and of the
+// bare node:http baseline, counted by valgrind's callgrind.
+//
+// Why: req/s and CPU time on a shared virtual machine move by 20-50% from one second to the next,
+// so a change worth a few percent cannot be seen in them. Callgrind counts the instructions the
+// process executes, which does not depend on what the rest of the machine does: repeats of one
+// build agree within about 1.5% (JIT and GC timing still vary a little). It counts user space only:
+// the kernel's socket work, the same for both servers, is left out, so the ratio here is lower than
+// `npm run bench`'s CPU-time ratio. A run takes a minute or two per scenario (valgrind is ~50x slower).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { type ListeningProcess, startListeningProcess } from '../test/support/listening-process.ts';
+import { serviceArguments } from '../test/support/start-command.ts';
+import { SCENARIOS, type ScenarioSetup, SERVICE_ENV } from './scenarios.ts';
+
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 10_000);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+
+if (spawnSync('valgrind', ['--version']).status !== 0) {
+  console.error('valgrind is not installed (Debian: apt-get install valgrind)');
+  process.exit(2);
+}
+
+// callgrind_control finds a process by files named after $USER and $HOST; valgrind names them
+// from its own environment, so both get the same values (HOST is also the service's listen address).
+const CONTROL_ENV = { ...process.env, USER: 'netinfo-bench', HOST: '127.0.0.1' };
+
+function callgrindControl(pid: number, ...args: string[]): void {
+  execFileSync('callgrind_control', [...args, String(pid)], { env: CONTROL_ENV, stdio: 'ignore' });
+}
+
+/** Starts a server under callgrind with instrumentation off, so startup runs at valgrind's plain speed. */
+function startUnderCallgrind(args: string[], env: Record<string, string>, outDir: string): Promise<ListeningProcess> {
+  return startListeningProcess(
+    'valgrind',
+    [
+      '--tool=callgrind',
+      '--instr-atstart=no',
+      '--smc-check=all-non-file', // V8 writes and rewrites its machine code
+      `--callgrind-out-file=${path.join(outDir, 'callgrind.out')}`,
+      process.execPath,
+      ...args,
+    ],
+    { ...env, USER: CONTROL_ENV.USER, HOST: CONTROL_ENV.HOST },
+  );
+}
+
+/** Sends `amount` requests; the warm-up tolerates time-outs (first answers under valgrind are slow). */
+async function drive(url: string, setup: ScenarioSetup | undefined, amount: number, warmUp = false): Promise<number> {
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    amount,
+    timeout: 30,
+    ...(setup?.requests ? { requests: setup.requests } : {}),
+  });
+  if (result.non2xx > 0 || (result.errors > 0 && !warmUp)) {
+    throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  }
+  return result.requests.total;
+}
+
+/** Warms the server up (JIT) uninstrumented, then counts the instructions of `REQUESTS` requests. */
+async function instructionsPerRequest(server: ListeningProcess, url: string, outDir: string, setup?: ScenarioSetup) {
+  await drive(url, setup, REQUESTS, true);
+  callgrindControl(server.pid, '--instr=on');
+  const requests = await drive(url, setup, REQUESTS);
+  callgrindControl(server.pid, '--dump');
+  let instructions = 0;
+  for (const file of readdirSync(outDir)) {
+    const summary = /^summary: (\d+)$/m.exec(readFileSync(path.join(outDir, file), 'utf8'));
+    instructions += Number(summary?.[1] ?? 0);
+  }
+  return instructions / requests;
+}
+
+async function waitUntilReady(url: string): Promise<void> {
+  for (let i = 0; i < 1200; i++) {
+    if ((await fetch(`${url}/readyz`).catch(() => null))?.status === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${url} never became ready`);
+}
+
+async function measure(name: string): Promise<void> {
+  const scenario = SCENARIOS[name];
+  if (!scenario) throw new Error(`unknown scenario "${name}"; known: ${Object.keys(SCENARIOS).join(', ')}`);
+  const setup = await scenario.setup?.();
+  const dirs = [
+    mkdtempSync(path.join(tmpdir(), 'callgrind-')),
+    mkdtempSync(path.join(tmpdir(), 'callgrind-')),
+  ] as const;
+  const running: ListeningProcess[] = [];
+  try {
+    const service = await startUnderCallgrind(
+      serviceArguments(),
+      { ...SERVICE_ENV, ...scenario.env, ...setup?.env },
+      dirs[0],
+    );
+    running.push(service);
+    await waitUntilReady(service.url);
+    const sample = setup?.requests?.[0] ?? { path: scenario.path, headers: {} };
+    const bodyBytes = (await (await fetch(`${service.url}${sample.path}`, { headers: sample.headers })).arrayBuffer())
+      .byteLength;
+    const netinfo = await instructionsPerRequest(
+      service,
+      setup?.requests ? service.url : `${service.url}${scenario.path}`,
+      dirs[0],
+      setup,
+    );
+    const bare = await startUnderCallgrind(['bench/bare-server.ts'], { BARE_BODY_BYTES: String(bodyBytes) }, dirs[1]);
+    running.push(bare);
+    const baseline = await instructionsPerRequest(bare, setup?.requests ? bare.url : `${bare.url}/`, dirs[1], setup);
+    console.log(
+      `${name} (${scenario.path}), ${REQUESTS} requests after ${REQUESTS} of warm-up, ${CONNECTIONS} connections:`,
+    );
+    console.table({
+      'bare node:http': { 'instructions/request': Math.round(baseline) },
+      netinfo: { 'instructions/request': Math.round(netinfo) },
+    });
+    console.log(`instruction ratio ${(baseline / netinfo).toFixed(2)} (baseline / netinfo, user space only)\n`);
+  } finally {
+    for (const server of running) server.child.kill('SIGKILL');
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    await setup?.close();
+  }
+}
+
+const requested = process.argv.slice(2);
+for (const name of requested.length > 0 ? requested : ['ipv6', 'json']) await measure(name);

@@ -1,0 +1,45 @@
+// The benchmark scenarios, shared by `npm run bench` (req/s, latency, CPU) and
+// `npm run bench:instructions` (instructions per request under callgrind).
+import { jsonScenarioSetup } from './json-scenario.ts';
+import { keyedScenarioSetup } from './keyed-scenario.ts';
+
+export interface Scenario {
+  path: string;
+  /** The share of the baseline's req/s the issue targets. */
+  target: number;
+  env?: Record<string, string>;
+  /** Starts what the scenario needs (a DNS server, data) and says how to drive the service. */
+  setup?: () => Promise<ScenarioSetup>;
+  /** Further targets: p99 latency of netinfo, and its peak resident memory under load. */
+  p99UnderMs?: number;
+  rssUnderMb?: number;
+}
+
+export interface ScenarioSetup {
+  env: Record<string, string>;
+  /** Requests cycled through by every connection (both servers get the same ones). */
+  requests?: { method: 'GET'; path: string; headers: Record<string, string> }[];
+  describe: string;
+  /** A sanity check of one answer before the load starts. */
+  verify?(url: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** How every scenario runs the service (before the scenario's own settings). */
+export const SERVICE_ENV: Readonly<Record<string, string>> = {
+  PORT: '0',
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'warn',
+  DATA_DIR: '.tmp/bench-data',
+  // Limiting stays on (every request is counted) but never refuses during the run.
+  RATE_LIMITS: 'public=1000000000/1000000000',
+};
+
+export const SCENARIOS: Record<string, Scenario> = {
+  ipv6: { path: '/api/v1/ipv6', target: 0.7 },
+  // The same path with an API key on every request: key verification and per-account counting.
+  'ipv6-keyed': { path: '/api/v1/ipv6', target: 0.7, setup: keyedScenarioSetup },
+  // 1,000 distinct public IPv4 clients through X-Forwarded-For, PTR answered by a local DNS server,
+  // with all default data and the security feeds loaded.
+  json: { path: '/api/v1/json', target: 0.6, setup: jsonScenarioSetup, p99UnderMs: 5, rssUnderMb: 300 },
+};
