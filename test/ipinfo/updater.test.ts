@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { ipDataPaths, readManifest, type SourceId } from '../../src/ipinfo/data-files.ts';
 import { loadIpData } from '../../src/ipinfo/ip-data.ts';
-import { redactUrl } from '../../src/ipinfo/updater/download.ts';
+import { hideLicenseKey, redactUrl } from '../../src/ipinfo/updater/download.ts';
 import { runDataUpdate, type UpdatePlan } from '../../src/ipinfo/updater/run-update.ts';
 import { candidateUrls, checksumUrlFor } from '../../src/ipinfo/updater/source-urls.ts';
 import { type LocalHttpServer, startLocalHttpServer } from '../support/local-http-server.ts';
@@ -199,6 +199,36 @@ describe('npm run data:update (runDataUpdate) against a local HTTP server', {
     }
   });
 
+  it('the licence key is masked wherever a URL carries it, in reports, log lines and the manifest', async () => {
+    const dir = mkdtempSync(path.resolve('.tmp', 'key-'));
+    try {
+      const key = 'K3y/With+Chars';
+      const encoded = encodeURIComponent(key);
+      server.set(`/key-city?key=${encoded}`, { body: gzipSync(mmdb('GeoIP2-City-Test')) });
+      server.set(`/key-asn/${encoded}/asn.mmdb.gz`, { status: 500 });
+      const plan = planFor(server, dir, { licenseKey: key });
+      const urls = {
+        ...Object.fromEntries(Object.keys(plan.urls).map((id) => [id, null])),
+        city: `${server.origin}/key-city?key={license_key}`,
+        asn: `${server.origin}/key-asn/{license_key}/asn.mmdb.gz`,
+      } as UpdatePlan['urls'];
+      const lines: string[] = [];
+      const reports = await runDataUpdate({ ...plan, urls }, { now: () => NOW, log: (line) => lines.push(line) });
+      assert.deepEqual(
+        reports.filter((r) => r.outcome !== 'skipped').map((r) => r.outcome),
+        ['updated', 'failed'],
+      );
+      const manifestText = await readFile(ipDataPaths(dir).manifest, 'utf8');
+      for (const text of [JSON.stringify(reports), lines.join('\n'), manifestText]) {
+        assert.equal(text.includes(key) || text.includes(encoded), false, text);
+      }
+      assert.match(manifestText, /key-city\?key=\*\*\*/);
+      assert.match(JSON.stringify(reports), /key-asn\/\*\*\*\/asn\.mmdb\.gz: HTTP 500/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('one update at a time: a live lock refuses, a dead owner’s lock is taken over', async () => {
     const { lock } = ipDataPaths(dataDir);
     await writeFile(lock, JSON.stringify({ pid: process.pid, startedAt: NOW.toISOString() }));
@@ -229,5 +259,10 @@ describe('source URLs', () => {
       redactUrl('https://m.test/d?license_key=abc&suffix=tar.gz'),
       'https://m.test/d?license_key=***&suffix=tar.gz',
     );
+    assert.equal(
+      hideLicenseKey('Failed to parse URL from https://m.test/a%20b/x?k=a b', 'a b'),
+      'Failed to parse URL from https://m.test/***/x?k=***',
+    );
+    assert.equal(hideLicenseKey('nothing to hide', null), 'nothing to hide');
   });
 });

@@ -96,6 +96,17 @@ export function redactUrl(url: string): string {
   return url.replace(/(license_key=)[^&]*/gi, '$1***');
 }
 
+/**
+ * A text (a URL, an error message) with the licence key masked wherever it appears: the
+ * `{license_key}` placeholder may stand in any part of any URL, and error messages can quote a URL
+ * (fetch's "Failed to parse URL from ..."), so masking one parameter name is not enough.
+ */
+export function hideLicenseKey(text: string, key: string | null): string {
+  let hidden = redactUrl(text);
+  if (key) for (const form of new Set([key, encodeURIComponent(key)])) hidden = hidden.replaceAll(form, '***');
+  return hidden;
+}
+
 function describeFetchError(error: unknown, timeoutMs: number): string {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   if ((error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError') {

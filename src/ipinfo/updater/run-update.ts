@@ -12,7 +12,7 @@ import {
   type SourceId,
   type SourceSpec,
 } from '../data-files.ts';
-import { downloadToFile, type Fetch, redactUrl, UpdateError } from './download.ts';
+import { downloadToFile, type Fetch, hideLicenseKey, UpdateError } from './download.ts';
 import { candidateUrls, checksumUrlFor } from './source-urls.ts';
 import { unpackDownload } from './unpack.ts';
 import { type Verified, verifyDatabase, verifyFeed } from './verify.ts';
@@ -97,9 +97,11 @@ async function updateSource(
     const outcome = await fetchVerifyInstall(source, template, plan, installed, work, deps);
     if (outcome.outcome !== 'failed') delete manifest.failures[id];
     if (outcome.installed) manifest.sources[id] = outcome.installed;
-    return { id, outcome: outcome.outcome, detail: outcome.detail };
+    return { id, outcome: outcome.outcome, detail: hideLicenseKey(outcome.detail, plan.licenseKey) };
   } catch (error) {
-    const reason = error instanceof UpdateError ? error.message : `unexpected error: ${(error as Error).message}`;
+    const message = error instanceof UpdateError ? error.message : `unexpected error: ${(error as Error).message}`;
+    // Everything written to the manifest and the log goes through this, whatever URL a message quotes.
+    const reason = hideLicenseKey(message, plan.licenseKey);
     manifest.failures[id] = { at: deps.now().toISOString(), reason };
     const kept = installed ? `kept the copy installed ${installed.installedAt}` : 'nothing installed';
     return { id, outcome: 'failed', detail: `${reason}; ${kept}` };
@@ -118,7 +120,7 @@ async function fetchVerifyInstall(
   const limits = database ? LIMITS.database : LIMITS.feed;
   const tried: string[] = [];
   for (const url of candidateUrls(template, deps.now(), plan.licenseKey)) {
-    const shown = redactUrl(url);
+    const shown = hideLicenseKey(url, plan.licenseKey);
     const sameUrl = installed?.url === shown;
     const result = await downloadToFile(url, work, {
       ...limits,
@@ -133,7 +135,8 @@ async function fetchVerifyInstall(
     if (result.status === 'not-modified')
       return { outcome: 'unchanged', detail: `not modified since ${installed?.installedAt}` };
     const checksumUrl = checksumUrlFor(url);
-    if (checksumUrl !== null) await verifyChecksum(work, checksumUrl, deps.fetch);
+    if (checksumUrl !== null)
+      await verifyChecksum(work, checksumUrl, hideLicenseKey(checksumUrl, plan.licenseKey), deps.fetch);
     const bare = await unpackDownload(work, work, '.mmdb', limits.maxBytes);
     const content = await readFile(bare);
     const verified: Verified = database
@@ -166,8 +169,7 @@ async function fetchVerifyInstall(
 }
 
 /** MaxMind publishes `<sha256>  <file name>` beside each archive. */
-async function verifyChecksum(file: string, checksumUrl: string, fetchImpl?: Fetch): Promise<void> {
-  const shown = redactUrl(checksumUrl);
+async function verifyChecksum(file: string, checksumUrl: string, shown: string, fetchImpl?: Fetch): Promise<void> {
   let expected: string | undefined;
   try {
     const response = await (fetchImpl ?? fetch)(checksumUrl, { signal: AbortSignal.timeout(60_000) });
