@@ -132,6 +132,11 @@ describe('npm run data:update (runDataUpdate) against a local HTTP server', {
     server.set('/feeds/vpn-ipv6.txt', { body: feed('x4bnet-vpn-ipv6.txt'), cutShort: true });
     server.set('/feeds/vpn-asn.txt', { body: 'AS9009\nthis is not an AS\nnor this\n' });
     server.set('/feeds/datacenter-ipv4.txt', { body: '1.12.0.0/14\n1.44.96.0/24\n' });
+    // Cut inside a line, with a matching Content-Length: every line parses, the last one wrongly.
+    const ipv6List = feed('x4bnet-datacenter-ipv6.txt').toString('utf8');
+    server.set('/feeds/datacenter-ipv6.txt', { body: ipv6List.slice(0, ipv6List.indexOf('/', 40_000) + 2) });
+    const manyAsns = Array.from({ length: 250_001 }, (_, i) => `AS${i + 1}\n`).join('');
+    server.set('/feeds/datacenter-asn.txt', { body: manyAsns });
     const reports = await update();
     const byId = Object.fromEntries(reports.map((r) => [r.id, r]));
     const expectations: [SourceId, RegExp][] = [
@@ -142,6 +147,8 @@ describe('npm run data:update (runDataUpdate) against a local HTTP server', {
       ['vpn-ipv6', /vpn-ipv6\.txt: /],
       ['vpn-asn', /2 malformed lines of 3, e\.g\. line 2 "this is not an AS": not an AS number/],
       ['datacenter-ipv4', /2 entries, less than half of the installed copy's 42566/],
+      ['datacenter-ipv6', /the last line \(".*\/\d"\) has no line end: a download cut short/],
+      ['datacenter-asn', /250001 entries, more than the 250000 a feed may have/],
     ];
     for (const [id, reason] of expectations) {
       assert.equal(byId[id]?.outcome, 'failed', `${id}: ${byId[id]?.detail}`);

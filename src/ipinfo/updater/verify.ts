@@ -19,6 +19,13 @@ export interface Verified {
 const MIN_SHARE_OF_PREVIOUS = 0.5;
 
 /**
+ * The most entries a feed may have. The largest real one (X4BNet's datacenter IPv4 list) has about
+ * 43,000; the service parses a feed on its own thread when it loads it, and a list of millions of
+ * /32s (a broken build) stalled every request for seconds and took over a gigabyte.
+ */
+export const MAX_FEED_ENTRIES = 250_000;
+
+/**
  * A downloaded MaxMind-format database is installed only if it opens as the kind expected (its
  * metadata names a City/Country or ASN/ISP database), survives lookups spread over the whole
  * address space (a damaged search tree or data section throws), was not built in the future,
@@ -59,8 +66,8 @@ export function verifyDatabase(
 
 /**
  * A feed is installed only if it is text in the expected format (an HTML error page or a binary
- * is refused), has at least one entry, has at most 1% malformed lines, and is not much smaller
- * than the copy it replaces.
+ * is refused) whose last line is complete, has at least one entry and at most MAX_FEED_ENTRIES,
+ * has at most 1% malformed lines, and is not much smaller than the copy it replaces.
  */
 export function verifyFeed(
   kind: 'tor-list' | 'cidr-list' | 'asn-list',
@@ -74,6 +81,17 @@ export function verifyFeed(
   const { entries, malformed } = parse;
   if (entries.length === 0)
     throw new UpdateError(`no entries${malformed.length ? ` (${malformed.length} malformed lines)` : ''}`);
+  // Every published list ends each line. A download cut mid-line can leave a valid but different
+  // entry (51.89.153.112 cut to 51.89.153.11, AS16509 to AS165), which no format check can see.
+  if (!text.endsWith('\n')) {
+    const last = text.slice(text.lastIndexOf('\n') + 1);
+    throw new UpdateError(`the last line ("${last.slice(0, 60)}") has no line end: a download cut short`);
+  }
+  if (entries.length > MAX_FEED_ENTRIES) {
+    throw new UpdateError(
+      `${entries.length} entries, more than the ${MAX_FEED_ENTRIES} a feed may have (the largest real list has about 43,000)`,
+    );
+  }
   if (malformed.length > Math.max(1, entries.length / 100)) {
     const first = malformed[0];
     throw new UpdateError(
