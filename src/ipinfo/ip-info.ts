@@ -80,12 +80,16 @@ function scheduleRefresh(app: FastifyInstance, config: Config, store: IpDataStor
     lastRunAt = Date.now();
     try {
       await store.loaded().catch(() => {});
-      const reports = await runDataUpdateInChild(updatePlanFromConfig(config));
+      const reports = await runDataUpdateInChild(updatePlanFromConfig(config), app.shutdownSignal);
       const failed = reports.filter((report) => report.outcome === 'failed');
       const updated = reports.filter((report) => report.outcome === 'updated').map((report) => report.id);
       app.log.info({ reason, updated, failed: failed.map((f) => `${f.id}: ${f.detail}`) }, 'IP data refresh finished');
       await store.reload('scheduled refresh');
     } catch (error) {
+      if (app.shutdownSignal.aborted) {
+        app.log.info('IP data refresh stopped: the service is closing');
+        return;
+      }
       // With WORKERS > 1 every process schedules the refresh; the lock lets one of them run it.
       if (error instanceof UpdateError && /another update is running/.test(error.message)) {
         app.log.info({ reason: error.message }, 'IP data refresh left to the process already running it');

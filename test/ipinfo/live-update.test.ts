@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -192,4 +193,54 @@ describe('DATA_REFRESH_HOURS: the service runs the update itself', { skip, timeo
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+
+  it('a refresh still downloading when the service closes is stopped with it', async () => {
+    const dataDir = mkdtempSync(path.resolve('.tmp', 'refresh-'));
+    let asked = 0;
+    // A server that takes the request and never answers: the update child waits on it.
+    const stalled = createServer(() => {
+      asked++;
+    });
+    await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(stalled.address() as AddressInfo).port}`;
+    const env = {
+      DATA_DIR: dataDir,
+      DATA_REFRESH_HOURS: '24',
+      GEOIP_CITY_URL: `${origin}/city.mmdb.gz`,
+      GEOIP_ASN_URL: `${origin}/asn.mmdb.gz`,
+      ...Object.fromEntries(
+        ['TOR', 'VPN_IPV4', 'VPN_IPV6', 'VPN_ASN', 'DATACENTER_IPV4', 'DATACENTER_IPV6', 'DATACENTER_ASN'].map(
+          (name) => [`FEED_${name}_URL`, 'off'],
+        ),
+      ),
+    };
+    const store = createIpDataStoreFromConfig(loadConfig({ ...env, DNS_SERVERS: '127.0.0.1:9' }), quiet, {
+      embeddedCacheDir: path.resolve('.tmp/test-data/ipinfo/embedded'),
+    });
+    const app = await buildTestApp(env, { ipData: store });
+    try {
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      for (let i = 0; i < 500 && asked === 0; i++) await sleep(20);
+      assert.equal(asked, 1, 'the update child is downloading');
+      const { pid } = JSON.parse(readFileSync(ipDataPaths(dataDir).lock, 'utf8')) as { pid: number };
+      assert.notEqual(pid, process.pid, 'the lock is the child’s');
+      await app.close();
+      for (let i = 0; i < 100 && isAlive(pid); i++) await sleep(20);
+      assert.equal(isAlive(pid), false, 'the child ended with the service');
+    } finally {
+      await app.close();
+      stalled.closeAllConnections();
+      stalled.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 });
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

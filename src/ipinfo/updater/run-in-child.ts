@@ -6,9 +6,17 @@ import type { SourceReport, UpdatePlan } from './run-update.ts';
 
 const CHILD = path.join(import.meta.dirname, 'update-child.ts');
 
-/** runDataUpdate in a child process (see update-child.ts); rejects with the child's reason. */
-export async function runDataUpdateInChild(plan: UpdatePlan): Promise<SourceReport[]> {
-  const child = spawn(process.execPath, [CHILD], { stdio: ['pipe', 'pipe', 'pipe'] });
+/**
+ * runDataUpdate in a child process (see update-child.ts); rejects with the child's reason. When
+ * `signal` aborts (the service is closing) the child is terminated: it must not go on downloading
+ * and installing, holding the update lock, after the service that started it is gone. What it
+ * leaves (a lock of a dead process, partial downloads) the next run clears.
+ */
+export async function runDataUpdateInChild(plan: UpdatePlan, signal?: AbortSignal): Promise<SourceReport[]> {
+  signal?.throwIfAborted();
+  const child = spawn(process.execPath, [CHILD], { stdio: ['pipe', 'pipe', 'pipe'], ...(signal ? { signal } : {}) });
+  // With a signal, an abort also emits 'error' (AbortError); the 'close' below reports it.
+  child.on('error', () => {});
   child.stdin.end(JSON.stringify(plan));
   const [output, errors, code] = await Promise.all([
     text(child.stdout),
@@ -22,6 +30,7 @@ export async function runDataUpdateInChild(plan: UpdatePlan): Promise<SourceRepo
     // Reported below with what the child wrote to stderr.
   }
   if (result.reports !== undefined) return result.reports;
+  if (signal?.aborted) throw new UpdateError('stopped: the service is closing');
   throw new UpdateError(
     result.error ?? `the update process exited with ${code}: ${errors.trim().split('\n').at(-1) ?? ''}`,
   );
