@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readdir, readFile, rm, unlink } from 'node:fs/promises';
+import { link, mkdir, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { installFile, writeFileAtomically } from '../atomic-file.ts';
 import {
@@ -187,13 +187,26 @@ async function verifyChecksum(file: string, checksumUrl: string, shown: string, 
     throw new UpdateError(`checksum mismatch: the download hashes to ${actual}, ${shown} says ${expected}`);
 }
 
-/** An exclusive lock file holding the owner's pid; a lock whose owner is gone is taken over. */
+/**
+ * An exclusive lock file holding the owner's pid; a lock whose owner is gone is taken over. The
+ * lock appears with its content in one step (written beside it, then hard-linked into place, which
+ * fails if it exists): created empty and written after, another run could read it empty in between,
+ * take it for a dead owner's and run alongside.
+ */
 async function takeLock(lockPath: string, now: Date): Promise<() => Promise<void>> {
+  const draft = `${lockPath}.${process.pid}-${randomBytes(4).toString('hex')}`;
+  await writeFile(draft, JSON.stringify({ pid: process.pid, startedAt: now.toISOString() }));
+  try {
+    return await linkLock(draft, lockPath);
+  } finally {
+    await rm(draft, { force: true });
+  }
+}
+
+async function linkLock(draft: string, lockPath: string): Promise<() => Promise<void>> {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const handle = await open(lockPath, 'wx');
-      await handle.writeFile(JSON.stringify({ pid: process.pid, startedAt: now.toISOString() }));
-      await handle.close();
+      await link(draft, lockPath);
       return () => unlink(lockPath).catch(() => {});
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
