@@ -38,7 +38,11 @@ export const csrfErrors = {
 
 export const Credentials = Type.Object(
   {
-    email: Type.String({ maxLength: 320, description: 'Normalised: trimmed, lower case, domain in punycode.' }),
+    email: Type.String({
+      maxLength: 320,
+      description:
+        'Normalised: trimmed, lower case, domain in punycode. No spaces, quotes, control or invisible (format) characters before the @.',
+    }),
     password: Type.String({
       maxLength: 1024,
       description: `${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters (after Unicode NFKC normalisation) at sign-up.`,
@@ -96,7 +100,8 @@ export const NewKeyRequest = Type.Object(
     name: Type.String({
       minLength: 1,
       maxLength: KEY_NAME_MAX_LENGTH,
-      description: 'What the key is for, e.g. "backup server".',
+      description:
+        'What the key is for, e.g. "backup server". No control or invisible (format) characters such as zero-width spaces or right-to-left overrides.',
     }),
   },
   { additionalProperties: false },

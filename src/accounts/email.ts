@@ -19,8 +19,10 @@ export function normaliseEmail(raw: string): EmailResult {
   if (at <= 0 || at === value.length - 1) return { ok: false, reason: 'must look like name@example.com' };
   const local = value.slice(0, at);
   // Printable characters only: no spaces, controls, quotes or a second @ (quoted local parts are
-  // legal but unseen in practice, and would make this text unsafe to show or log).
-  if (!/^[^\s"@<>()[\]\\,;:\p{Cc}]+$/u.test(local) || local.length > MAX_LOCAL_LENGTH) {
+  // legal but unseen in practice, and would make this text unsafe to show or log), and no format
+  // characters (\p{Cf}: zero-width spaces, right-to-left overrides), with which one address can be
+  // made to look like another, or a listing line be turned around.
+  if (!/^[^\s"@<>()[\]\\,;:\p{Cc}\p{Cf}]+$/u.test(local) || local.length > MAX_LOCAL_LENGTH) {
     return { ok: false, reason: 'has an invalid name before the @' };
   }
   const domain = domainToASCII(value.slice(at + 1));

@@ -29,11 +29,17 @@ export function keyView(key: ApiKeyRecord) {
   };
 }
 
-/** A key name: trimmed, 1-64 characters, no control characters (it is shown in pages and listings). */
+/**
+ * A key name: trimmed, 1-64 characters, no control or format characters (it is shown in pages and
+ * listings, where a right-to-left override or a zero-width space would disguise it).
+ */
 export function cleanKeyName(raw: string): string {
   const name = raw.trim();
-  if (name === '' || [...name].length > KEY_NAME_MAX_LENGTH || /\p{Cc}/u.test(name)) {
-    throw apiErrors.invalidField('name', `1 to ${KEY_NAME_MAX_LENGTH} characters, no control characters`);
+  if (name === '' || [...name].length > KEY_NAME_MAX_LENGTH || /[\p{Cc}\p{Cf}]/u.test(name)) {
+    throw apiErrors.invalidField(
+      'name',
+      `1 to ${KEY_NAME_MAX_LENGTH} characters, no control or invisible (format) characters`,
+    );
   }
   return name;
 }

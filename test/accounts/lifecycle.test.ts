@@ -36,6 +36,11 @@ test('lifecycle: sign up, log in, keys up to the quota, Free headers per key, re
     assert.equal(body.last_used_at, null);
     keys.push(body);
   }
+  for (const disguised of ['\u202egnp.exe', 'zero\u200bwidth', 'bell\u0007']) {
+    const refused = await browser.createKey(disguised);
+    assert.equal(refused.statusCode, 400, JSON.stringify(disguised));
+    assert.match(refused.json().error, /Invalid field 'name': .*no control or invisible/);
+  }
   const sixth = await browser.createKey('one too many');
   assert.equal(sixth.statusCode, 403);
   assert.equal(sixth.json().quota, 5);

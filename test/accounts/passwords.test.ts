@@ -91,6 +91,10 @@ test('emails are trimmed, lower-cased and their domain made ASCII', () => {
     `${'a'.repeat(65)}@example.com`,
     'a"b@example.com',
     'ann@example..com',
+    // Invisible or direction-changing (format) characters disguise an address.
+    '\u202eevil\u200b@example.com',
+    'ad\u200dmin@example.com',
+    'admin\u00ad@example.com',
   ]) {
     assert.equal(normaliseEmail(bad).ok, false, bad);
   }
