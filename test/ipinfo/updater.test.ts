@@ -236,10 +236,14 @@ describe('npm run data:update (runDataUpdate) against a local HTTP server', {
     }
   });
 
-  it('one update at a time: a live lock refuses, a dead owner’s lock is taken over', async () => {
+  it('one update at a time: a live lock refuses, a dead owner’s or a stale lock is taken over', async () => {
     const { lock } = ipDataPaths(dataDir);
     await writeFile(lock, JSON.stringify({ pid: process.pid, startedAt: NOW.toISOString() }));
     await assert.rejects(update(), /another update is running \(pid \d+/);
+    // A live pid in a lock older than any run can last is a reused pid, not a running update.
+    const hoursAgo = new Date(NOW.getTime() - 3 * 3_600_000).toISOString();
+    await writeFile(lock, JSON.stringify({ pid: process.pid, startedAt: hoursAgo }));
+    assert.equal((await update()).length, 9);
     const exited = spawnSync(process.execPath, ['-e', 'process.exit(0)']);
     await writeFile(lock, JSON.stringify({ pid: exited.pid, startedAt: NOW.toISOString() }));
     const reports = await update();

@@ -197,13 +197,20 @@ async function takeLock(lockPath: string, now: Date): Promise<() => Promise<void
   const draft = `${lockPath}.${process.pid}-${randomBytes(4).toString('hex')}`;
   await writeFile(draft, JSON.stringify({ pid: process.pid, startedAt: now.toISOString() }));
   try {
-    return await linkLock(draft, lockPath);
+    return await linkLock(draft, lockPath, now);
   } finally {
     await rm(draft, { force: true });
   }
 }
 
-async function linkLock(draft: string, lockPath: string): Promise<() => Promise<void>> {
+/**
+ * A run's time limits add up to under an hour (two databases, each up to two candidate URLs of
+ * ten minutes, and seven feeds of one): a lock older than this belongs to no live run, whatever
+ * process now has its pid (pids are reused, in containers soon after a restart).
+ */
+const MAX_LOCK_AGE_MS = 2 * 3_600_000;
+
+async function linkLock(draft: string, lockPath: string, now: Date): Promise<() => Promise<void>> {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       await link(draft, lockPath);
@@ -214,7 +221,8 @@ async function linkLock(draft: string, lockPath: string): Promise<() => Promise<
         (text) => JSON.parse(text) as { pid: number; startedAt: string },
         () => null,
       );
-      if (owner !== null && isAlive(owner.pid)) {
+      const fresh = owner !== null && now.getTime() - Date.parse(owner.startedAt) < MAX_LOCK_AGE_MS;
+      if (owner !== null && fresh && isAlive(owner.pid)) {
         throw new UpdateError(`another update is running (pid ${owner.pid}, since ${owner.startedAt})`);
       }
       await rm(lockPath, { force: true });
