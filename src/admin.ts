@@ -9,6 +9,7 @@ import { MASTER_KEY_FILE, parseMasterKeys } from './accounts/master-key.ts';
 import { announcingOwnerChanges, createRedisOwnerChanges } from './accounts/owner-changes.ts';
 import { loadConfigOrExit } from './config.ts';
 import { createRedisClient } from './scale/redis.ts';
+import { databaseFile } from './storage/config.ts';
 import { openRepository } from './storage/open.ts';
 
 function readKeyringFile(dataDir: string): Keyring | undefined {
@@ -24,6 +25,15 @@ async function main(): Promise<number> {
     return args.length === 0 ? 1 : 0;
   }
   const config = loadConfigOrExit(1);
+  if (config.database.kind !== 'postgres') {
+    // Opening SQLite creates the file: with a mistyped DATA_DIR the command would report an empty,
+    // new database ("0 accounts") instead of saying it is looking in the wrong place.
+    const file = databaseFile(config.database, config.dataDir);
+    if (!existsSync(file)) {
+      console.error(`no account database at ${file}: run this with the service's DATA_DIR (or DATABASE_URL)`);
+      return 1;
+    }
+  }
   const stored = await openRepository(config.database, config.dataDir);
   // With several instances, tell them at once that a plan or an account's state changed.
   const redis = config.redisUrl ? createRedisClient(config.redisUrl) : null;
@@ -44,4 +54,8 @@ async function main(): Promise<number> {
   }
 }
 
-process.exitCode = await main();
+process.exitCode = await main().catch((error: Error) => {
+  // One line, not a stack trace (an unreachable database, say); messages never carry a password.
+  console.error(`admin: ${error.message}`);
+  return 1;
+});

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { ADMIN_USAGE, runAdminCommand } from '../../src/accounts/admin.ts';
@@ -81,4 +83,16 @@ test('admin: unknown emails, plans and commands are refused with exit code 1', a
   assert.equal(usage.status, 1);
   assert.match(usage.output, /usage: npm run admin/);
   await close();
+});
+
+test('admin: a DATA_DIR without the database is an error, not a new empty database', () => {
+  const missing = mkdtempSync(path.join(tmpdir(), 'admin-'));
+  try {
+    const list = admin(path.join(missing, 'typo'), 'list');
+    assert.equal(list.status, 1);
+    assert.match(list.output, /no account database at .*typo\/netinfo\.db: run this with the service's DATA_DIR/);
+    assert.equal(existsSync(path.join(missing, 'typo')), false, 'nothing created');
+  } finally {
+    rmSync(missing, { recursive: true, force: true });
+  }
 });
