@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { apiErrors } from '../http/errors.ts';
+import secureJson from 'secure-json-parse';
+import { ApiError, apiErrors } from '../http/errors.ts';
 import { publicCaller } from '../limits/caller.ts';
 import {
   crossSiteReason,
@@ -65,6 +66,12 @@ export async function registerAccountRoutes(app: FastifyInstance, accounts: Acco
     scope.addHook('onSend', async (_request, reply) => {
       reply.header('cache-control', 'no-store');
     });
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+      const parsed = parseJsonBody(body as string);
+      if (parsed instanceof ApiError) done(parsed, undefined);
+      else done(null, parsed);
+    });
     registerSessionRoutes(scope, accounts);
     registerKeyRoutes(scope, accounts);
     registerMethodGuards(scope);
@@ -91,6 +98,21 @@ function registerAccountApiLimit(scope: FastifyInstance, accounts: Accounts): vo
     if (request.method === 'OPTIONS') return done();
     countRequest(request, reply).then(() => done(), done);
   });
+}
+
+/**
+ * A JSON body, or the 400 that says what is wrong with it: Fastify's own parser answers "Body is not
+ * valid JSON" for every failure, including valid JSON it refuses for a `__proto__` key.
+ */
+export function parseJsonBody(body: string): unknown {
+  if (body.trim() === '') return apiErrors.emptyJsonBody();
+  try {
+    // Keys that could reach an object's prototype when the body is merged somewhere are refused.
+    return secureJson.parse(body, { protoAction: 'error', constructorAction: 'error' });
+  } catch (error) {
+    const message = (error as Error).message;
+    return /forbidden prototype/.test(message) ? apiErrors.forbiddenJsonKey() : apiErrors.invalidJsonBody(message);
+  }
 }
 
 function hasBody(request: FastifyRequest): boolean {

@@ -110,6 +110,17 @@ export const apiErrors = {
 
   emailTaken: () => new ApiError(409, 'email_taken', 'An account with this email already exists. Log in instead.'),
 
+  emptyJsonBody: () => new ApiError(400, 'bad_request', 'The body is empty: send a JSON object.'),
+
+  invalidJsonBody: (detail: string) => new ApiError(400, 'bad_request', `The body is not valid JSON: ${detail}.`),
+
+  forbiddenJsonKey: () =>
+    new ApiError(
+      400,
+      'bad_request',
+      'The JSON body has a "__proto__" or "constructor.prototype" key, which is refused.',
+    ),
+
   unsupportedMediaType: () =>
     new ApiError(415, 'unsupported_media_type', 'Send the request body as JSON, with Content-Type: application/json.'),
 

@@ -30,7 +30,7 @@ AES-256-GCM ciphertext.
 
 **Account API** (\`/api/v1/account\`, tag \`account\`). Used by the dashboard with a session cookie (HttpOnly,
 SameSite=Lax; \`__Host-netinfo_session\` and Secure over HTTPS), not with API keys, and limited on its own (300
-requests per hour per client; sign-ups and logins tighter) instead of by tier. Bodies are JSON only. POST and
+requests per hour per client; sign-ups and logins tighter) instead of by tier. Bodies are JSON only (a malformed one is a 400 quoting the parser; a \`__proto__\` key is refused). POST and
 DELETE requests of a session need its \`X-CSRF-Token\` (returned by login, sign-up and \`GET /api/v1/account\`), and
 requests a browser marks cross-site (\`Sec-Fetch-Site\`, or an \`Origin\` other than the host) are refused with 403.
 Those paths answer the methods they list; others are 405.`;

@@ -121,6 +121,33 @@ test('CSRF: cross-site browsers are refused by Sec-Fetch-Site or Origin, forms b
   await close();
 });
 
+test('JSON bodies that cannot be used get a 400 saying why', async () => {
+  const { app, close } = await buildAccountsApp();
+  const signup = (payload: string) =>
+    app.inject({
+      method: 'POST',
+      url: '/api/v1/account/signup',
+      headers: { 'content-type': 'application/json' },
+      payload,
+    });
+  const cases: [string, RegExp][] = [
+    ['{"email": "ann@example.com", "password": ', /^The body is not valid JSON: Unexpected end of JSON input\.$/],
+    ['{"email": "ann@example.com",}', /^The body is not valid JSON: .*position \d+/],
+    ['', /^The body is empty: send a JSON object\.$/],
+    [
+      '{"__proto__": {"admin": true}, "email": "ann@example.com", "password": "x"}',
+      /"__proto__" or "constructor\.prototype" key/,
+    ],
+    ['{"email": "a@example.com", "password": "x", "x": {"constructor": {"prototype": {}}}}', /constructor\.prototype/],
+  ];
+  for (const [payload, message] of cases) {
+    const response = await signup(payload);
+    assert.equal(response.statusCode, 400, payload);
+    assert.match(response.json().error, message, payload);
+  }
+  await close();
+});
+
 test('CORS never lets another site read or send credentialed account requests', async () => {
   const { app, close } = await buildAccountsApp();
   const preflight = await app.inject({
