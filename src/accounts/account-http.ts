@@ -3,7 +3,7 @@ import { apiErrors } from '../http/errors.ts';
 import type { Accounts } from './accounts.ts';
 import {
   type RequestFacts,
-  readCookie,
+  readCookies,
   requestHost,
   isSecureRequest as secureRequest,
   sessionCookie,
@@ -19,13 +19,22 @@ export function isSecureRequest(accounts: Accounts, request: FastifyRequest): bo
   return secureRequest(requestFacts(request), accounts.trustProxy);
 }
 
-/** The session cookie's value for this kind of request (HTTPS reads only the `__Host-` name). */
-export function presentedSessionId(accounts: Accounts, request: FastifyRequest): string | undefined {
-  return readCookie(request.headers.cookie, sessionCookieName(isSecureRequest(accounts, request)));
+/** Session cookies looked up per request at most: each one that has a session's shape costs a read. */
+const MAX_PRESENTED_SESSIONS = 4;
+
+/** The session cookie's values for this kind of request (HTTPS reads only the `__Host-` name). */
+export function presentedSessionIds(accounts: Accounts, request: FastifyRequest): string[] {
+  const name = sessionCookieName(isSecureRequest(accounts, request));
+  return readCookies(request.headers.cookie, name).slice(0, MAX_PRESENTED_SESSIONS);
 }
 
-export function currentSession(accounts: Accounts, request: FastifyRequest): Promise<ActiveSession | undefined> {
-  return accounts.sessions.resume(presentedSessionId(accounts, request));
+/** The session of the first presented cookie that has one (a stale duplicate does not hide it). */
+export async function currentSession(accounts: Accounts, request: FastifyRequest): Promise<ActiveSession | undefined> {
+  for (const id of presentedSessionIds(accounts, request)) {
+    const session = await accounts.sessions.resume(id);
+    if (session) return session;
+  }
+  return undefined;
 }
 
 export async function requireSession(accounts: Accounts, request: FastifyRequest): Promise<ActiveSession> {
@@ -76,8 +85,7 @@ export async function startSession(
   reply: FastifyReply,
   accountId: string,
 ): Promise<string> {
-  const previous = presentedSessionId(accounts, request);
-  if (previous !== undefined) await accounts.sessions.end(previous);
+  for (const previous of presentedSessionIds(accounts, request)) await accounts.sessions.end(previous);
   const session = await accounts.sessions.start(accountId);
   const secure = isSecureRequest(accounts, request);
   reply.header('set-cookie', sessionCookie(session.id, { secure, maxAgeSeconds: session.maxAgeSeconds }));

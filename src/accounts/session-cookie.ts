@@ -14,15 +14,20 @@ export function sessionCookieName(secure: boolean): string {
   return secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
 }
 
-/** The value of one cookie in a Cookie header (the first, if a client sends it twice). */
-export function readCookie(header: string | undefined, name: string): string | undefined {
-  if (!header) return undefined;
+/**
+ * The values of one cookie in a Cookie header, in the order sent. A browser sends a name twice when
+ * it holds two such cookies (another Domain or Path, say a stale one set for a parent domain); the
+ * one that belongs to this site may be either.
+ */
+export function readCookies(header: string | undefined, name: string): string[] {
+  if (!header) return [];
+  const values: string[] = [];
   for (const part of header.split(';')) {
     const separator = part.indexOf('=');
     if (separator < 0 || part.slice(0, separator).trim() !== name) continue;
-    return part.slice(separator + 1).trim();
+    values.push(part.slice(separator + 1).trim());
   }
-  return undefined;
+  return values;
 }
 
 /**

@@ -185,6 +185,21 @@ test('fixation: a session id the client made up is never adopted, and login issu
   await close();
 });
 
+test('a stale duplicate of the session cookie, before or after the real one, does not hide it', async () => {
+  const { app, close } = await buildAccountsApp();
+  const browser = sessionClient(app);
+  await browser.signup('ann@example.com', PASSWORD);
+  const real = browser.state.cookie;
+  const stale = `netinfo_session=${'A'.repeat(43)}`;
+  for (const cookie of [`${stale}; ${real}`, `${real}; ${stale}`, `theme=dark; ${stale}; ${real}`]) {
+    const response = await app.inject({ url: '/api/v1/account', headers: { cookie } });
+    assert.equal(response.statusCode, 200, cookie);
+  }
+  const onlyStale = await app.inject({ url: '/api/v1/account', headers: { cookie: `${stale}; ${stale}` } });
+  assert.equal(onlyStale.statusCode, 401);
+  await close();
+});
+
 test('login renews the session: the previous id of this browser ends', async () => {
   const { app, close } = await buildAccountsApp();
   const browser = sessionClient(app);
