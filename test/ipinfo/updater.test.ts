@@ -206,6 +206,23 @@ describe('npm run data:update (runDataUpdate) against a local HTTP server', {
     }
   });
 
+  it('a database download without the MaxMind metadata marker is refused before it is read whole', async () => {
+    const dir = mkdtempSync(path.resolve('.tmp', 'garbage-'));
+    try {
+      server.set('/garbage.mmdb', { body: Buffer.alloc(300_000, 'not a database ') });
+      const plan = planFor(server, dir);
+      const urls = {
+        ...Object.fromEntries(Object.keys(plan.urls).map((id) => [id, null])),
+        city: `${server.origin}/garbage.mmdb`,
+      } as UpdatePlan['urls'];
+      const [city] = await runDataUpdate({ ...plan, urls }, { now: () => NOW });
+      assert.equal(city?.outcome, 'failed');
+      assert.match(city?.detail ?? '', /not a MaxMind-format database: no metadata section at its end/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('the licence key is masked wherever a URL carries it, in reports, log lines and the manifest', async () => {
     const dir = mkdtempSync(path.resolve('.tmp', 'key-'));
     try {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { link, mkdir, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, open, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { installFile, writeFileAtomically } from '../atomic-file.ts';
 import {
@@ -138,6 +138,10 @@ async function fetchVerifyInstall(
     if (checksumUrl !== null)
       await verifyChecksum(work, checksumUrl, hideLicenseKey(checksumUrl, plan.licenseKey), deps.fetch);
     const bare = await unpackDownload(work, work, '.mmdb', limits.maxBytes);
+    // Before reading a database whole (up to 1 GiB): a MaxMind-format file ends with its metadata.
+    if (database && !(await hasMaxMindMetadata(bare))) {
+      throw new UpdateError('not a MaxMind-format database: no metadata section at its end');
+    }
     const content = await readFile(bare);
     const verified: Verified = database
       ? verifyDatabase(source.kind as 'city-mmdb' | 'asn-mmdb', content, deps.now(), installed)
@@ -166,6 +170,22 @@ async function fetchVerifyInstall(
     return { outcome: 'updated', detail: `${shown}: ${what}`, installed: record };
   }
   throw new UpdateError(`not published: HTTP 404 at ${tried.join(' and ')}`);
+}
+
+/** The metadata marker of the MaxMind DB format, which its spec puts in the file's last 128 KiB. */
+const METADATA_MARKER = Buffer.from('\xab\xcd\xefMaxMind.com', 'latin1');
+
+async function hasMaxMindMetadata(file: string): Promise<boolean> {
+  const handle = await open(file, 'r');
+  try {
+    const { size } = await handle.stat();
+    const length = Math.min(size, 128 * 1024);
+    const tail = Buffer.alloc(length);
+    await handle.read(tail, 0, length, size - length);
+    return tail.includes(METADATA_MARKER);
+  } finally {
+    await handle.close();
+  }
 }
 
 /** MaxMind publishes `<sha256>  <file name>` beside each archive. */
