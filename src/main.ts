@@ -67,7 +67,11 @@ function supervise(config: Config): void {
       return;
     }
     console.error(`worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
-    setTimeout(fork, 1000);
+    // Not once the supervisor is stopping: a worker forked then would never be told to stop.
+    setTimeout(() => {
+      if (!stopping) fork();
+      else if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+    }, 1000);
   });
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
@@ -80,6 +82,41 @@ describe('with Redis (REDIS_URL)', { skip: redisSkipReason, timeout: 90_000 }, (
     } finally {
       assert.equal(await service.stop(), 0);
     }
+  });
+
+  it('WORKERS=2: a SIGTERM just after a worker died stops everything; no worker is started again', async () => {
+    const service = await startServiceProcess({ REDIS_URL: redis.url, WORKERS: '2', SHUTDOWN_GRACE_MS: '3000' });
+    const workers = () =>
+      spawnSync('ps', ['--ppid', String(service.child.pid), '-o', 'pid='], { encoding: 'utf8' })
+        .stdout.split('\n')
+        .map((line) => Number(line.trim()))
+        .filter((pid) => pid > 0);
+    for (let i = 0; i < 100 && workers().length < 2; i++) await sleep(50);
+    // A request in flight on each worker (the supervisor hands connections out in turn): its body
+    // never finishes, so the worker that survives stays busy past the supervisor's 1 s restart delay.
+    const { port } = new URL(service.url);
+    const held = [0, 1].map(() => {
+      const socket = connect(Number(port), '127.0.0.1');
+      socket.on('error', () => {});
+      socket.write('POST /api/v1/account/login HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n');
+      socket.write('Content-Length: 100\r\n\r\n{"email":');
+      return socket;
+    });
+    await sleep(300);
+    const [first] = workers();
+    assert.ok(first, 'a worker to kill');
+    process.kill(first, 'SIGKILL');
+    await sleep(200);
+    // The supervisor restarts a dead worker after a second; it is stopping by then.
+    const stopped = await Promise.race([service.stop(), sleep(8000).then(() => 'still running')]);
+    for (const socket of held) socket.destroy();
+    const left = workers();
+    if (stopped !== 0) {
+      for (const pid of left) process.kill(pid, 'SIGKILL');
+      service.child.kill('SIGKILL');
+    }
+    assert.equal(stopped, 0);
+    assert.deepEqual(left, []);
   });
 
   it('keeps serving through a Redis outage, reports degraded, and shares limits again once it is back', async () => {
