@@ -1,8 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { AccountRepository } from '../storage/repository.ts';
 
 /**
- * A version number shared by every instance, bumped whenever who may use a key changes (a key
+ * A version shared by every instance, replaced whenever who may use a key changes (a key
  * revoked, a plan changed, an account disabled). Each instance compares it before trusting its
  * cache of verified keys, so a key revoked through one instance is refused by every other on the
  * very next request: the bump completes before the revocation's response is sent.
@@ -27,7 +28,9 @@ export function createRedisOwnerChanges(redis: Redis): OwnerChanges {
     async announce() {
       // If Redis is down the change still holds in the database; instances that cannot read the
       // version meanwhile do not trust their caches (version() is null), so nothing stale is served.
-      await redis.incr(VERSION_KEY).catch(() => {});
+      // A random value rather than a counter: Redis keeps no data across a restart here, and a
+      // counter starting again from 0 could come back to the very number an instance last saw.
+      await redis.set(VERSION_KEY, randomUUID()).catch(() => {});
     },
   };
 }
