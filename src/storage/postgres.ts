@@ -6,6 +6,8 @@ import { API_KEY_COLUMNS, apiKeyValues, type Row, toAccount, toAccountSummary, t
 
 /** The channel on which every instance hears that key owners changed (revocation, plan, disable). */
 const CHANGES_CHANNEL = 'netinfo_key_owners';
+const LISTEN_RETRY_FIRST_MS = 1000;
+const LISTEN_RETRY_MAX_MS = 30_000;
 /** One number for all netinfo instances: migrations run under this advisory lock, one at a time. */
 const MIGRATION_LOCK = 7_245_031;
 
@@ -68,24 +70,48 @@ export async function openPostgresRepository(
   pool.on('error', onError);
   await migratePostgres(pool);
 
+  // The LISTEN connection: lost with the server (a restart, a crash) and taken up again until it
+  // is back, waiting 1 s, then twice as long each time, up to 30 s. While it is down, keys verified
+  // before stay usable from the cache: with the database down nothing can change who owns a key;
+  // with only this connection down a change is heard late, by at most the retry delay, because
+  // every reconnection counts as "changed" (what was announced meanwhile was missed).
   let changed = false;
   let listener: pg.Client | undefined;
   let closed = false;
+  let retryMs = LISTEN_RETRY_FIRST_MS;
+  const listenLater = () => {
+    if (closed) return;
+    setTimeout(() => void listen().catch(listenFailed), retryMs).unref();
+    retryMs = Math.min(retryMs * 2, LISTEN_RETRY_MAX_MS);
+  };
+  const listenFailed = (error: Error) => {
+    onError(error);
+    listenLater();
+  };
   const listen = async () => {
     const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
     client.on('notification', () => {
       changed = true;
     });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANGES_CHANNEL}`);
+    } catch (error) {
+      await client.end().catch(() => {});
+      throw error;
+    }
     client.on('error', (error) => {
-      onError(error);
-      // Anything may have changed while we were not listening.
-      changed = true;
       listener = undefined;
-      if (!closed) setTimeout(() => void listen().catch(onError), 1000).unref();
+      void client.end().catch(() => {});
+      listenFailed(error);
     });
-    await client.connect();
-    await client.query(`LISTEN ${CHANGES_CHANNEL}`);
+    if (closed) {
+      await client.end().catch(() => {});
+      return;
+    }
     listener = client;
+    retryMs = LISTEN_RETRY_FIRST_MS;
+    changed = true;
   };
   await listen();
 

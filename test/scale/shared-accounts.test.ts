@@ -77,11 +77,50 @@ describe('two instances sharing PostgreSQL and Redis', { skip }, () => {
     assert.equal((await call(b, key)).headers['x-ratelimit-limit'], '10000');
   });
 
-  it('with PostgreSQL down, keyed calls answer 502 and public calls keep working', async () => {
+  it('after a PostgreSQL restart, changes announced by NOTIFY reach an instance again', async () => {
+    // An instance without Redis hears of changes only through LISTEN, which the restart breaks.
+    const c = await buildTestApp({ DATABASE_URL: postgres.url, MASTER_KEY: masterKey });
+    try {
+      const session = sessionClient(a);
+      await session.signup('restart@example.com', PASSWORD);
+      const { key, id } = (await session.createKey('restart')).json();
+      assert.equal((await call(c, key)).statusCode, 200, 'verified, and now cached on c');
+      // Down for longer than the first retry (1 s): that one fails, the next ones must follow.
+      await postgres.restart(2500);
+      await new Promise((resolve) => setTimeout(resolve, 5000));
+      // Verified again after the restart (c drops its cache when LISTEN is taken up again), so only a
+      // NOTIFY can tell c of what follows.
+      assert.equal((await call(c, key)).statusCode, 200);
+      const admin = await openPostgresRepository(postgres.url);
+      try {
+        const account = (await admin.listAccounts()).find((entry) => entry.email === 'restart@example.com');
+        assert.ok(account);
+        assert.equal(await admin.revokeKey(account.id, id, Date.now()), true);
+      } finally {
+        await admin.close();
+      }
+      assert.equal((await call(c, key)).statusCode, 401, 'the revocation was heard');
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('with PostgreSQL down, keyed calls answer 502 unless verified before, and public calls keep working', async () => {
     const session = sessionClient(a);
     await session.signup('outage@example.com', PASSWORD);
     const { key } = (await session.createKey('outage')).json();
-    await postgres.stop();
+    const { key: used } = (await session.createKey('used before')).json();
+    // A fresh instance: its LISTEN connection is up (whatever earlier tests did to b's).
+    const d = await buildTestApp(env());
+    try {
+      assert.equal((await call(d, used)).statusCode, 200);
+      await postgres.stop();
+      // Time for d to notice that its LISTEN connection is gone.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      assert.equal((await call(d, used)).statusCode, 200, 'a key verified before the outage stays usable');
+    } finally {
+      await d.close();
+    }
     const keyed = await call(b, key);
     assert.equal(keyed.statusCode, 502);
     assert.match(keyed.json().error, /account database is unavailable/);

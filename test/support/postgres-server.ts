@@ -33,6 +33,8 @@ export const postgresSkipReason = !pgBin
 export interface TestPostgres {
   readonly url: string;
   stop(): Promise<void>;
+  /** Stops the server at once (as a crash would), waits `downMs`, starts it again on the same port and data. */
+  restart(downMs?: number): Promise<void>;
 }
 
 export async function startPostgres(): Promise<TestPostgres> {
@@ -58,24 +60,32 @@ export async function startPostgres(): Promise<TestPostgres> {
     '--no-sync',
   ]);
   const port = await freePort();
-  asServerUser(path.join(pgBin, 'pg_ctl'), [
-    '-D',
-    dataDir,
-    '-w',
-    '-l',
-    path.join(dir, 'server.log'),
-    '-o',
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
-    'start',
-  ]);
+  const start = () =>
+    asServerUser(path.join(pgBin, 'pg_ctl'), [
+      '-D',
+      dataDir,
+      '-w',
+      '-l',
+      path.join(dir, 'server.log'),
+      '-o',
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      'start',
+    ]);
+  const stopNow = () => asServerUser(path.join(pgBin, 'pg_ctl'), ['-D', dataDir, '-m', 'immediate', '-w', 'stop']);
+  start();
   let stopped = false;
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    async restart(downMs = 0) {
+      stopNow();
+      await new Promise((resolve) => setTimeout(resolve, downMs));
+      start();
+    },
     async stop() {
       if (stopped) return;
       stopped = true;
       try {
-        asServerUser(path.join(pgBin, 'pg_ctl'), ['-D', dataDir, '-m', 'immediate', '-w', 'stop']);
+        stopNow();
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
