@@ -3,6 +3,8 @@ import type { ConsumeResult, CounterRequest, RateLimitStore } from './store.ts';
 export interface FallbackState {
   /** True while the primary store failed its last call. */
   readonly degraded: boolean;
+  /** When the primary last failed (the clock passed in), or -Infinity. */
+  readonly lastFailureAt: number;
 }
 
 /**
@@ -23,9 +25,13 @@ export function createFallbackRateLimitStore(options: {
   const reportEveryMs = options.reportEveryMs ?? 60_000;
   let degraded = false;
   let lastReport = Number.NEGATIVE_INFINITY;
+  let lastFailureAt = Number.NEGATIVE_INFINITY;
   return {
     get degraded() {
       return degraded;
+    },
+    get lastFailureAt() {
+      return lastFailureAt;
     },
     async consume(counters: readonly CounterRequest[]): Promise<ConsumeResult> {
       try {
@@ -37,6 +43,7 @@ export function createFallbackRateLimitStore(options: {
         return result;
       } catch (error) {
         degraded = true;
+        lastFailureAt = now();
         if (now() - lastReport >= reportEveryMs) {
           lastReport = now();
           options.onOutage(error as Error);

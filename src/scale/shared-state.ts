@@ -20,6 +20,8 @@ export interface SharedState {
 }
 
 /** How long startup waits for Redis before serving degraded (per-process limits) instead. */
+/** How long a failed command keeps a connected Redis reported as degraded. */
+const HUNG_REPORT_MS = 60_000;
 const REDIS_STARTUP_WAIT_MS = 3000;
 
 export async function createSharedState(config: Config, app: FastifyInstance, now: () => number): Promise<SharedState> {
@@ -41,16 +43,14 @@ export async function createSharedState(config: Config, app: FastifyInstance, no
     app.log.error({ err: { message: error.message } }, 'Redis unavailable: limits per process, caches bypassed'),
   );
   redis.on('error', reportOutage);
-  redis.on('ready', () => app.log.info('Redis connected'));
+  let readyAt = Number.NEGATIVE_INFINITY;
+  redis.on('ready', () => {
+    readyAt = now();
+    app.log.info('Redis connected');
+  });
   app.addHook('onClose', async () => {
     redis.disconnect();
   });
-  app.readiness.add('redis', () =>
-    redis.status === 'ready'
-      ? { state: 'ready' }
-      : { state: 'degraded', detail: `Redis ${redis.status}: limits per process, caches bypassed` },
-  );
-
   // Serve only once connected (or after a bounded wait), so a fresh instance does not count its
   // first requests in its own memory while the connection is still being made.
   // (Connection errors meanwhile are expected: ioredis keeps retrying, and 'error' is logged above.)
@@ -63,6 +63,20 @@ export async function createSharedState(config: Config, app: FastifyInstance, no
     onOutage: reportOutage,
     onRecovery: () => app.log.info('Redis back: rate limits shared again'),
     now,
+  });
+  // A connection that is up is not enough: a Redis that hangs (stopped, partitioned) keeps its
+  // socket, and only the commands' time-outs say so. So: degraded also while the store's last call
+  // failed, if that was since the connection was (re)made and within the last minute (without
+  // traffic nothing would clear the flag).
+  app.readiness.add('redis', () => {
+    if (redis.status !== 'ready') {
+      return { state: 'degraded', detail: `Redis ${redis.status}: limits per process, caches bypassed` };
+    }
+    const failedAt = rateLimitStore.lastFailureAt;
+    if (rateLimitStore.degraded && failedAt > readyAt && now() - failedAt < HUNG_REPORT_MS) {
+      return { state: 'degraded', detail: 'Redis is not answering in time: limits per process, caches bypassed' };
+    }
+    return { state: 'ready' };
   });
   return {
     rateLimitStore,

@@ -153,6 +153,30 @@ describe('with Redis (REDIS_URL)', { skip: redisSkipReason, timeout: 90_000 }, (
     }
   });
 
+  it('a Redis that hangs (connection up, no answers) is reported degraded too, and ready once it answers', async () => {
+    await client.flushall();
+    const app = await buildTestApp({ REDIS_URL: redis.url, RATE_LIMITS: 'public=1000/10000' });
+    try {
+      const readiness = async () => (await app.inject({ url: '/readyz' })).json().checks.redis;
+      const call = () => app.inject({ url: '/api/v1/ipv6', remoteAddress: '192.0.2.8' });
+      assert.equal((await call()).statusCode, 200);
+      assert.equal((await readiness()).state, 'ready');
+      redis.freeze();
+      try {
+        assert.equal((await call()).statusCode, 200, 'served after the command time-out');
+        const hung = await readiness();
+        assert.equal(hung.state, 'degraded');
+        assert.match(hung.detail, /not answering in time/);
+      } finally {
+        redis.thaw();
+      }
+      assert.equal((await call()).statusCode, 200);
+      assert.equal((await readiness()).state, 'ready');
+    } finally {
+      await app.close();
+    }
+  });
+
   it('the shared DNS cache counts TTLs down across instances', async () => {
     const clock = manualClock('2026-01-01T00:00:00Z');
     const writer = createDnsCacheOver(createRedisTtlCache<StoredAnswer>(client, 'dns-test'), { now: clock.now });

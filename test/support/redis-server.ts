@@ -18,6 +18,10 @@ export interface TestRedis {
   stop(): Promise<void>;
   /** Starts it again on the same port (after stop). */
   start(): Promise<void>;
+  /** Freezes the server (SIGSTOP): connections stay open, nothing answers, as in a network partition. */
+  freeze(): void;
+  /** Lets a frozen server go on (SIGCONT). */
+  thaw(): void;
 }
 
 export async function startRedis(): Promise<TestRedis> {
@@ -53,5 +57,11 @@ export async function startRedis(): Promise<TestRedis> {
   }
 
   await start();
-  return { url: `redis://127.0.0.1:${port}`, start, stop };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    start,
+    stop,
+    freeze: () => child?.kill('SIGSTOP'),
+    thaw: () => child?.kill('SIGCONT'),
+  };
 }
