@@ -87,4 +87,11 @@ function supervise(config: Config): void {
 
 const config = loadConfigOrExit(1);
 if (cluster.isPrimary && config.workers > 1) supervise(config);
-else await serve(config);
+else {
+  await serve(config).catch((error: Error) => {
+    // One line an operator can act on (the account database unreachable, the port taken), not a
+    // stack trace; messages never carry the database password.
+    console.error(`netinfo could not start: ${error.message}`);
+    process.exit(1);
+  });
+}
