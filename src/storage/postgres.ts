@@ -79,6 +79,7 @@ export async function openPostgresRepository(
   let listener: pg.Client | undefined;
   let closed = false;
   let retryMs = LISTEN_RETRY_FIRST_MS;
+  let listenedBefore = false;
   const listenLater = () => {
     if (closed) return;
     setTimeout(() => void listen().catch(listenFailed), retryMs).unref();
@@ -109,9 +110,11 @@ export async function openPostgresRepository(
       await client.end().catch(() => {});
       return;
     }
+    // A reconnection (not the first connection) may have missed announcements.
+    if (listenedBefore) changed = true;
+    listenedBefore = true;
     listener = client;
     retryMs = LISTEN_RETRY_FIRST_MS;
-    changed = true;
   };
   await listen();
 
