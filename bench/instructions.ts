@@ -14,7 +14,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { type ListeningProcess, startListeningProcess } from '../test/support/listening-process.ts';
 import { serviceArguments } from '../test/support/start-command.ts';
-import { SCENARIOS, type ScenarioSetup, SERVICE_ENV } from './scenarios.ts';
+import { SCENARIOS, type ScenarioSetup, SERVICE_ENV, sampleAnswerBytes, waitUntilReady } from './scenarios.ts';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 10_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -77,14 +77,6 @@ async function instructionsPerRequest(server: ListeningProcess, url: string, out
   return instructions / requests;
 }
 
-async function waitUntilReady(url: string): Promise<void> {
-  for (let i = 0; i < 1200; i++) {
-    if ((await fetch(`${url}/readyz`).catch(() => null))?.status === 200) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${url} never became ready`);
-}
-
 async function measure(name: string): Promise<void> {
   const scenario = SCENARIOS[name];
   if (!scenario) throw new Error(`unknown scenario "${name}"; known: ${Object.keys(SCENARIOS).join(', ')}`);
@@ -101,10 +93,8 @@ async function measure(name: string): Promise<void> {
       dirs[0],
     );
     running.push(service);
-    await waitUntilReady(service.url);
-    const sample = setup?.requests?.[0] ?? { path: scenario.path, headers: {} };
-    const bodyBytes = (await (await fetch(`${service.url}${sample.path}`, { headers: sample.headers })).arrayBuffer())
-      .byteLength;
+    await waitUntilReady(service.url, 120_000);
+    const bodyBytes = await sampleAnswerBytes(service.url, scenario, setup);
     const netinfo = await instructionsPerRequest(
       service,
       setup?.requests ? service.url : `${service.url}${scenario.path}`,

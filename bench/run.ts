@@ -6,7 +6,14 @@ import { availableParallelism } from 'node:os';
 import autocannon from 'autocannon';
 import { type ListeningProcess, startListeningProcess } from '../test/support/listening-process.ts';
 import { serviceArguments } from '../test/support/start-command.ts';
-import { SCENARIOS, type Scenario, type ScenarioSetup, SERVICE_ENV } from './scenarios.ts';
+import {
+  SCENARIOS,
+  type Scenario,
+  type ScenarioSetup,
+  SERVICE_ENV,
+  sampleAnswerBytes,
+  waitUntilReady,
+} from './scenarios.ts';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -61,15 +68,6 @@ function residentMb(pid: number | undefined): number {
   return match ? Number(match[1]) / 1024 : Number.NaN;
 }
 
-/** Waits for /readyz (data loaded); returns the milliseconds since `since`. */
-async function waitUntilReady(url: string, since: number): Promise<number> {
-  for (let i = 0; i < 600; i++) {
-    if ((await fetch(`${url}/readyz`).catch(() => null))?.status === 200) return performance.now() - since;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`${url} never became ready`);
-}
-
 async function runScenario(name: string, scenario: Scenario): Promise<boolean> {
   const prepared = await scenario.setup?.();
   if (prepared) console.log(`${name}: ${prepared.describe}`);
@@ -81,18 +79,16 @@ async function runScenario(name: string, scenario: Scenario): Promise<boolean> {
   }, 250);
   let bare: ListeningProcess | undefined;
   try {
-    const readyMs = await waitUntilReady(service.url, spawnedAt);
+    await waitUntilReady(service.url);
+    const readyMs = performance.now() - spawnedAt;
     console.log(
       `  netinfo ready ${readyMs.toFixed(0)} ms after spawn, ${residentMb(service.child.pid).toFixed(0)} MB resident`,
     );
     await prepared?.verify?.(service.url);
     const requests = prepared?.requests;
-    // The baseline answers a body as long as netinfo's answer to the scenario's first request, so
-    // the comparison is of the work per request, not of how many bytes go over the socket.
-    const sample = requests?.[0] ?? { path: scenario.path, headers: {} };
-    const sampleBody = await (await fetch(`${service.url}${sample.path}`, { headers: sample.headers })).arrayBuffer();
-    bare = await start('bench/bare-server.ts', { BARE_BODY_BYTES: String(sampleBody.byteLength) });
-    console.log(`  bare node:http answers a fixed ${sampleBody.byteLength}-byte JSON body, as long as netinfo's`);
+    const bodyBytes = await sampleAnswerBytes(service.url, scenario, prepared);
+    bare = await start('bench/bare-server.ts', { BARE_BODY_BYTES: String(bodyBytes) });
+    console.log(`  bare node:http answers a fixed ${bodyBytes}-byte JSON body, as long as netinfo's`);
     const targets = requests
       ? { baseline: bare.url, netinfo: service.url }
       : { baseline: `${bare.url}/`, netinfo: `${service.url}${scenario.path}` };

@@ -43,3 +43,25 @@ export const SCENARIOS: Record<string, Scenario> = {
   // with all default data and the security feeds loaded.
   json: { path: '/api/v1/json', target: 0.6, setup: jsonScenarioSetup, p99UnderMs: 5, rssUnderMb: 300 },
 };
+
+/** Waits for /readyz (data loaded); valgrind's slower starts need a longer `timeoutMs`. */
+export async function waitUntilReady(url: string, timeoutMs = 12_000): Promise<void> {
+  for (const deadline = performance.now() + timeoutMs; performance.now() < deadline; ) {
+    if ((await fetch(`${url}/readyz`).catch(() => null))?.status === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`${url} never became ready`);
+}
+
+/**
+ * The size of netinfo's answer to the scenario's first request: the baseline answers a body as
+ * long, so the comparison is of the work per request, not of how many bytes go over the socket.
+ */
+export async function sampleAnswerBytes(
+  serviceUrl: string,
+  scenario: Scenario,
+  setup?: ScenarioSetup,
+): Promise<number> {
+  const sample = setup?.requests?.[0] ?? { path: scenario.path, headers: {} };
+  return (await (await fetch(`${serviceUrl}${sample.path}`, { headers: sample.headers })).arrayBuffer()).byteLength;
+}

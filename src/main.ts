@@ -70,7 +70,6 @@ function supervise(config: Config): void {
     // Not once the supervisor is stopping: a worker forked then would never be told to stop.
     setTimeout(() => {
       if (!stopping) fork();
-      else if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
     }, 1000);
   });
   const stop = (signal: NodeJS.Signals) => {

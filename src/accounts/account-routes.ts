@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
-import { ApiError, apiErrors } from '../http/errors.ts';
+import { type ApiError, apiErrors } from '../http/errors.ts';
 import { publicCaller } from '../limits/caller.ts';
 import {
   crossSiteReason,
@@ -68,9 +68,11 @@ export async function registerAccountRoutes(app: FastifyInstance, accounts: Acco
     });
     scope.removeContentTypeParser('application/json');
     scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-      const parsed = parseJsonBody(body as string);
-      if (parsed instanceof ApiError) done(parsed, undefined);
-      else done(null, parsed);
+      try {
+        done(null, parseJsonBody(body as string));
+      } catch (error) {
+        done(error as ApiError, undefined);
+      }
     });
     registerSessionRoutes(scope, accounts);
     registerKeyRoutes(scope, accounts);
@@ -101,17 +103,17 @@ function registerAccountApiLimit(scope: FastifyInstance, accounts: Accounts): vo
 }
 
 /**
- * A JSON body, or the 400 that says what is wrong with it: Fastify's own parser answers "Body is not
- * valid JSON" for every failure, including valid JSON it refuses for a `__proto__` key.
+ * A JSON body, or the catalogue's 400 saying what is wrong with it: Fastify's own parser answers
+ * "Body is not valid JSON" for every failure, including valid JSON it refuses for a `__proto__` key.
  */
-export function parseJsonBody(body: string): unknown {
-  if (body.trim() === '') return apiErrors.emptyJsonBody();
+function parseJsonBody(body: string): unknown {
+  if (body.trim() === '') throw apiErrors.emptyJsonBody();
   try {
     // Keys that could reach an object's prototype when the body is merged somewhere are refused.
     return secureJson.parse(body, { protoAction: 'error', constructorAction: 'error' });
   } catch (error) {
     const message = (error as Error).message;
-    return /forbidden prototype/.test(message) ? apiErrors.forbiddenJsonKey() : apiErrors.invalidJsonBody(message);
+    throw /forbidden prototype/.test(message) ? apiErrors.forbiddenJsonKey() : apiErrors.invalidJsonBody(message);
   }
 }
 

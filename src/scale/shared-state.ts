@@ -20,9 +20,9 @@ export interface SharedState {
 }
 
 /** How long startup waits for Redis before serving degraded (per-process limits) instead. */
+const REDIS_STARTUP_WAIT_MS = 3000;
 /** How long a failed command keeps a connected Redis reported as degraded. */
 const HUNG_REPORT_MS = 60_000;
-const REDIS_STARTUP_WAIT_MS = 3000;
 
 export async function createSharedState(config: Config, app: FastifyInstance, now: () => number): Promise<SharedState> {
   if (config.redisUrl === null) {

@@ -12,7 +12,7 @@ import {
   type SourceId,
   type SourceSpec,
 } from '../data-files.ts';
-import { downloadToFile, type Fetch, hideLicenseKey, UpdateError } from './download.ts';
+import { downloadToFile, type Fetch, hideLicenseKey, redactUrl, UpdateError } from './download.ts';
 import { candidateUrls, checksumUrlFor } from './source-urls.ts';
 import { unpackDownload } from './unpack.ts';
 import { type Verified, verifyDatabase, verifyFeed } from './verify.ts';
@@ -97,7 +97,7 @@ async function updateSource(
     const outcome = await fetchVerifyInstall(source, template, plan, installed, work, deps);
     if (outcome.outcome !== 'failed') delete manifest.failures[id];
     if (outcome.installed) manifest.sources[id] = outcome.installed;
-    return { id, outcome: outcome.outcome, detail: hideLicenseKey(outcome.detail, plan.licenseKey) };
+    return { id, outcome: outcome.outcome, detail: outcome.detail };
   } catch (error) {
     const message = error instanceof UpdateError ? error.message : `unexpected error: ${(error as Error).message}`;
     // Everything written to the manifest and the log goes through this, whatever URL a message quotes.
@@ -135,8 +135,7 @@ async function fetchVerifyInstall(
     if (result.status === 'not-modified')
       return { outcome: 'unchanged', detail: `not modified since ${installed?.installedAt}` };
     const checksumUrl = checksumUrlFor(url);
-    if (checksumUrl !== null)
-      await verifyChecksum(work, checksumUrl, hideLicenseKey(checksumUrl, plan.licenseKey), deps.fetch);
+    if (checksumUrl !== null) await verifyChecksum(work, checksumUrl, deps.fetch);
     const bare = await unpackDownload(work, work, '.mmdb', limits.maxBytes);
     // Before reading a database whole (up to 1 GiB): a MaxMind-format file ends with its metadata.
     if (database && !(await hasMaxMindMetadata(bare))) {
@@ -189,7 +188,8 @@ async function hasMaxMindMetadata(file: string): Promise<boolean> {
 }
 
 /** MaxMind publishes `<sha256>  <file name>` beside each archive. */
-async function verifyChecksum(file: string, checksumUrl: string, shown: string, fetchImpl?: Fetch): Promise<void> {
+async function verifyChecksum(file: string, checksumUrl: string, fetchImpl?: Fetch): Promise<void> {
+  const shown = redactUrl(checksumUrl);
   let expected: string | undefined;
   try {
     const response = await (fetchImpl ?? fetch)(checksumUrl, { signal: AbortSignal.timeout(60_000) });
