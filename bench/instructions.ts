@@ -14,7 +14,14 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { type ListeningProcess, startListeningProcess } from '../test/support/listening-process.ts';
 import { serviceArguments } from '../test/support/start-command.ts';
-import { SCENARIOS, type ScenarioSetup, SERVICE_ENV, sampleAnswerBytes, waitUntilReady } from './scenarios.ts';
+import {
+  loadOptions,
+  SCENARIOS,
+  type ScenarioSetup,
+  SERVICE_ENV,
+  sampleAnswerBytes,
+  waitUntilReady,
+} from './scenarios.ts';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 10_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -55,7 +62,7 @@ async function drive(url: string, setup: ScenarioSetup | undefined, amount: numb
     connections: CONNECTIONS,
     amount,
     timeout: 30,
-    ...(setup?.requests ? { requests: setup.requests } : {}),
+    ...loadOptions(setup, CONNECTIONS),
   });
   if (result.non2xx > 0 || (result.errors > 0 && !warmUp)) {
     throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);

@@ -7,6 +7,7 @@ import autocannon from 'autocannon';
 import { type ListeningProcess, startListeningProcess } from '../test/support/listening-process.ts';
 import { serviceArguments } from '../test/support/start-command.ts';
 import {
+  loadOptions,
   SCENARIOS,
   type Scenario,
   type ScenarioSetup,
@@ -43,14 +44,14 @@ function cpuSeconds(pid: number | undefined): number {
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
 }
 
-async function loadWith(url: string, seconds: number, requests?: ScenarioSetup['requests'], pid?: number) {
+async function loadWith(url: string, seconds: number, setup?: ScenarioSetup, pid?: number) {
   const cpuBefore = cpuSeconds(pid);
   const result = await autocannon({
     url,
     connections: CONNECTIONS,
     duration: seconds,
     pipelining: 1,
-    ...(requests ? { requests } : {}),
+    ...loadOptions(setup, CONNECTIONS),
   });
   if (result.non2xx > 0 || result.errors > 0) {
     throw new Error(`${url}: ${result.non2xx} non-2xx responses and ${result.errors} errors`);
@@ -85,18 +86,17 @@ async function runScenario(name: string, scenario: Scenario): Promise<boolean> {
       `  netinfo ready ${readyMs.toFixed(0)} ms after spawn, ${residentMb(service.child.pid).toFixed(0)} MB resident`,
     );
     await prepared?.verify?.(service.url);
-    const requests = prepared?.requests;
     const bodyBytes = await sampleAnswerBytes(service.url, scenario, prepared);
     bare = await start('bench/bare-server.ts', { BARE_BODY_BYTES: String(bodyBytes) });
     console.log(`  bare node:http answers a fixed ${bodyBytes}-byte JSON body, as long as netinfo's`);
-    const targets = requests
+    const targets = prepared?.requests
       ? { baseline: bare.url, netinfo: service.url }
       : { baseline: `${bare.url}/`, netinfo: `${service.url}${scenario.path}` };
     const pids: Record<string, number | undefined> = {
       [targets.baseline]: bare.child.pid,
       [targets.netinfo]: service.child.pid,
     };
-    const load = (url: string, seconds: number) => loadWith(url, seconds, requests, pids[url]);
+    const load = (url: string, seconds: number) => loadWith(url, seconds, prepared, pids[url]);
     for (const url of Object.values(targets)) await load(url, WARMUP_SECONDS);
     const rounds: { baseline: Awaited<ReturnType<typeof loadWith>>; netinfo: Awaited<ReturnType<typeof loadWith>> }[] =
       [];
