@@ -49,9 +49,11 @@ export async function createAccounts(
   const { now, store } = options;
   const stored =
     options.repository ??
-    (await openRepository(config.database, config.dataDir, (error) =>
-      app.log.error({ err: { message: error.message } }, 'account database connection error'),
-    ));
+    (await openRepository(config.database, config.dataDir, {
+      onError: (error) => app.log.error({ err: { message: error.message } }, 'account database connection error'),
+      // Requests without a key do not need the accounts: the service starts while PostgreSQL is down.
+      waitForServer: true,
+    }));
   const ownerChanges = options.ownerChanges ?? undefined;
   const repository = ownerChanges ? announcingOwnerChanges(stored, ownerChanges) : stored;
   const keyring = buildKeyring(loadMasterKey({ configured: config.masterKey, dataDir: config.dataDir, log: app.log }));
@@ -86,7 +88,10 @@ export async function createAccounts(
     await usage.close();
     await repository.close();
   });
-  app.readiness.add('accounts', () => ({ state: 'ready' }));
+  app.readiness.add('accounts', () => {
+    const why = repository.unavailable();
+    return why === undefined ? { state: 'ready' } : { state: 'degraded', detail: why };
+  });
 
   return {
     callers: createApiKeyCallerResolver(keys),

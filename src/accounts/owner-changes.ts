@@ -53,6 +53,7 @@ export function announcingOwnerChanges(repository: AccountRepository, changes: O
       return revoked;
     },
     changedElsewhere: () => repository.changedElsewhere(),
+    unavailable: () => repository.unavailable(),
     close: () => repository.close(),
   };
 }

@@ -2,16 +2,19 @@ import { type DatabaseLocation, databaseFile } from './config.ts';
 import type { AccountRepository } from './repository.ts';
 import { openSqliteRepository } from './sqlite.ts';
 
-/** Opens (and migrates) the repository DATABASE_URL names. */
+/**
+ * Opens (and migrates) the repository DATABASE_URL names. With `waitForServer` (the service), a
+ * PostgreSQL server that cannot be reached yet does not stop the start: see openPostgresRepository.
+ */
 export async function openRepository(
   location: DatabaseLocation,
   dataDir: string,
-  onError?: (error: Error) => void,
+  options: { onError?: (error: Error) => void; waitForServer?: boolean } = {},
 ): Promise<AccountRepository> {
   if (location.kind === 'postgres') {
     // Loaded only when configured: the embedded SQLite default does not pay for the PostgreSQL client.
     const { openPostgresRepository } = await import('./postgres.ts');
-    return openPostgresRepository(location.url, onError ? { onError } : {});
+    return openPostgresRepository(location.url, options);
   }
   return openSqliteRepository(databaseFile(location, dataDir));
 }

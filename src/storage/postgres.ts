@@ -6,8 +6,8 @@ import { API_KEY_COLUMNS, apiKeyValues, type Row, toAccount, toAccountSummary, t
 
 /** The channel on which every instance hears that key owners changed (revocation, plan, disable). */
 const CHANGES_CHANNEL = 'netinfo_key_owners';
-const LISTEN_RETRY_FIRST_MS = 1000;
-const LISTEN_RETRY_MAX_MS = 30_000;
+const RETRY_FIRST_MS = 1000;
+const RETRY_MAX_MS = 30_000;
 /** One number for all netinfo instances: migrations run under this advisory lock, one at a time. */
 const MIGRATION_LOCK = 7_245_031;
 
@@ -26,6 +26,36 @@ async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => 
   } finally {
     client.release();
   }
+}
+
+/**
+ * Failures that say the server cannot be reached now (down, restarting, out of connections, a
+ * network or name-resolution failure), as opposed to a configuration the server refuses.
+ */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'EPIPE',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now: starting up or shutting down
+  '53300', // too_many_connections
+]);
+
+function isServerUnreachable(error: unknown): boolean {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    const { code } = cause as { code?: unknown };
+    if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) return true;
+    // pg's own time-outs and dropped connections carry no code.
+    if (/timeout|Connection terminated/i.test(cause.message)) return true;
+  }
+  return false;
 }
 
 /** Applies pending migrations, one instance at a time (advisory lock), each in the same transaction. */
@@ -58,9 +88,21 @@ export async function migratePostgres(pool: pg.Pool, now: () => number = Date.no
  */
 export async function openPostgresRepository(
   url: string,
-  options: { onError?: (error: Error) => void; poolSize?: number } = {},
+  options: {
+    onError?: (error: Error) => void;
+    poolSize?: number;
+    /**
+     * Start even when the server cannot be reached (the service: requests without a key do not
+     * need it), migrating once it can. Configuration errors (an unknown database, a refused
+     * password) still fail at once. Without it (the admin command) any failure rejects.
+     */
+    waitForServer?: boolean;
+    /** The first retry delay, doubling up to 30 s (tests shorten it). */
+    retryFirstMs?: number;
+  } = {},
 ): Promise<AccountRepository> {
   const onError = options.onError ?? (() => {});
+  const retryFirstMs = options.retryFirstMs ?? RETRY_FIRST_MS;
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
@@ -68,7 +110,21 @@ export async function openPostgresRepository(
     idleTimeoutMillis: 30_000,
   });
   pool.on('error', onError);
-  await migratePostgres(pool);
+
+  // Until the migrations have run, every call first tries them (one attempt at a time), so the
+  // first request after the server comes back does not wait for the next scheduled retry.
+  let migrated = false;
+  let migrating: Promise<void> | undefined;
+  const migrate = () => {
+    migrating ??= migratePostgres(pool)
+      .then(() => {
+        migrated = true;
+      })
+      .finally(() => {
+        migrating = undefined;
+      });
+    return migrating;
+  };
 
   // The LISTEN connection: lost with the server (a restart, a crash) and taken up again until it
   // is back, waiting 1 s, then twice as long each time, up to 30 s. While it is down, keys verified
@@ -78,16 +134,18 @@ export async function openPostgresRepository(
   let changed = false;
   let listener: pg.Client | undefined;
   let closed = false;
-  let retryMs = LISTEN_RETRY_FIRST_MS;
+  let retryMs = retryFirstMs;
+  let retryTimer: NodeJS.Timeout | undefined;
   let listenedBefore = false;
-  const listenLater = () => {
-    if (closed) return;
-    setTimeout(() => void listen().catch(listenFailed), retryMs).unref();
-    retryMs = Math.min(retryMs * 2, LISTEN_RETRY_MAX_MS);
-  };
-  const listenFailed = (error: Error) => {
+  /** Since when the server cannot be used (for /readyz); undefined while it can. */
+  let outage: { since: number } | undefined;
+  const failed = (error: Error) => {
+    outage ??= { since: Date.now() };
     onError(error);
-    listenLater();
+    if (closed) return;
+    retryTimer = setTimeout(() => void connect(), retryMs);
+    retryTimer.unref();
+    retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
   };
   const listen = async () => {
     const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
@@ -104,7 +162,7 @@ export async function openPostgresRepository(
     client.on('error', (error) => {
       listener = undefined;
       void client.end().catch(() => {});
-      listenFailed(error);
+      failed(error);
     });
     if (closed) {
       await client.end().catch(() => {});
@@ -114,11 +172,46 @@ export async function openPostgresRepository(
     if (listenedBefore) changed = true;
     listenedBefore = true;
     listener = client;
-    retryMs = LISTEN_RETRY_FIRST_MS;
+    outage = undefined;
+    retryMs = retryFirstMs;
   };
-  await listen();
+  /** Migrates if that is still to do, then listens; on failure, tries again later. */
+  const connect = async () => {
+    try {
+      if (!migrated) await migrate();
+      await listen();
+    } catch (error) {
+      failed(error as Error);
+    }
+  };
+
+  try {
+    await migrate();
+    await listen();
+  } catch (error) {
+    if (!options.waitForServer || !isServerUnreachable(error)) {
+      await pool.end().catch(() => {});
+      throw error;
+    }
+    failed(error as Error);
+  }
+
+  /** Runs the migrations first if the server was not reachable until now. */
+  const whenMigrated = async () => {
+    if (migrated) return;
+    try {
+      await migrate();
+    } catch (error) {
+      throw error instanceof StorageUnavailableError ? error : new StorageUnavailableError(error);
+    }
+  };
+  const transaction = async <T>(work: (client: pg.PoolClient) => Promise<T>) => {
+    await whenMigrated();
+    return inTransaction(pool, work);
+  };
 
   const query = async (text: string, values: unknown[] = []) => {
+    await whenMigrated();
     try {
       return (await pool.query(text, values)).rows as Row[];
     } catch (error) {
@@ -148,13 +241,13 @@ export async function openPostgresRepository(
       await query('UPDATE accounts SET password_hash = $1 WHERE id = $2', [passwordHash, accountId]);
     },
     async setPlan(accountId, plan) {
-      await inTransaction(pool, async (client) => {
+      await transaction(async (client) => {
         await client.query('UPDATE accounts SET plan = $1 WHERE id = $2', [plan, accountId]);
         await announce(client);
       });
     },
     async setDisabled(accountId, disabledAt) {
-      await inTransaction(pool, async (client) => {
+      await transaction(async (client) => {
         await client.query('UPDATE accounts SET disabled_at = $1 WHERE id = $2', [disabledAt, accountId]);
         await announce(client);
       });
@@ -194,13 +287,13 @@ export async function openPostgresRepository(
       await query('DELETE FROM sessions WHERE account_id = $1', [accountId]);
     },
     async deleteExpiredSessions(now) {
-      return inTransaction(pool, async (client) => {
+      return transaction(async (client) => {
         return (await client.query('DELETE FROM sessions WHERE expires_at <= $1', [now])).rowCount ?? 0;
       });
     },
 
     async createKeyWithinQuota(key, quota) {
-      return inTransaction(pool, async (client) => {
+      return transaction(async (client) => {
         // Locking the account row serialises concurrent creations for one account, so the count
         // below cannot be overtaken: exactly `quota` keys get through.
         const owner = await client.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [key.accountId]);
@@ -240,7 +333,7 @@ export async function openPostgresRepository(
       return row && { keyId: String(row.key_id), accountId: String(row.account_id), plan: String(row.plan) as Plan };
     },
     async revokeKey(accountId, keyId, revokedAt) {
-      return inTransaction(pool, async (client) => {
+      return transaction(async (client) => {
         const result = await client.query(
           'UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND account_id = $3 AND revoked_at IS NULL',
           [revokedAt, keyId, accountId],
@@ -264,7 +357,7 @@ export async function openPostgresRepository(
     },
     async recordKeyUse(uses) {
       if (uses.length === 0) return;
-      await inTransaction(pool, async (client) => {
+      await transaction(async (client) => {
         for (const use of uses) {
           await client.query(
             'UPDATE api_keys SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $1)',
@@ -280,8 +373,17 @@ export async function openPostgresRepository(
       changed = false;
       return true;
     },
+    unavailable() {
+      if (outage === undefined) return undefined;
+      // Why goes to the log: /readyz is public, and error messages name the database's address.
+      const since = new Date(outage.since).toISOString();
+      return migrated
+        ? `account database change notifications lost since ${since}: revocations may be heard late; retrying`
+        : `account database not reached since ${since}: keys and the account API answer 502; retrying`;
+    },
     async close() {
       closed = true;
+      clearTimeout(retryTimer);
       await listener?.end().catch(() => {});
       await pool.end();
     },

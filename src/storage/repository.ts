@@ -119,5 +119,10 @@ export interface AccountRepository {
    * repository whose changes are announced another way (pub/sub beside PostgreSQL) returns false.
    */
   changedElsewhere(): boolean;
+  /**
+   * Why the database cannot be used at the moment (for /readyz), or undefined when it can. Calls
+   * made meanwhile fail with StorageUnavailableError.
+   */
+  unavailable(): string | undefined;
   close(): Promise<void>;
 }

@@ -224,6 +224,8 @@ export function openSqliteRepository(file: string): AccountRepository {
       seenVersion = version;
       return true;
     },
+    // A local file, opened at startup: it does not come and go.
+    unavailable: () => undefined,
     async close() {
       if (db.isOpen) db.close();
     },

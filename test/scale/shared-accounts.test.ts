@@ -118,6 +118,9 @@ describe('two instances sharing PostgreSQL and Redis', { skip }, () => {
       // Time for d to notice that its LISTEN connection is gone.
       await new Promise((resolve) => setTimeout(resolve, 500));
       assert.equal((await call(d, used)).statusCode, 200, 'a key verified before the outage stays usable');
+      const readiness = (await d.inject({ url: '/readyz' })).json();
+      assert.equal(readiness.status, 'degraded');
+      assert.match(readiness.checks.accounts.detail, /^account database change notifications lost since /);
     } finally {
       await d.close();
     }

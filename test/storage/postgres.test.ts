@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { StorageUnavailableError } from '../../src/storage/errors.ts';
 import { SCHEMA_VERSION } from '../../src/storage/migrations.ts';
 import { migratePostgres, openPostgresRepository } from '../../src/storage/postgres.ts';
+import { freePort } from '../support/free-port.ts';
 import { postgresSkipReason, startPostgres, type TestPostgres } from '../support/postgres-server.ts';
 import { repositoryContract } from './repository-contract.ts';
 
@@ -70,5 +72,36 @@ if (!postgresSkipReason) {
       await a.close();
       await b.close();
     }
+  });
+
+  test('PostgreSQL: waiting for the server covers an outage, not a configuration the server refuses', async () => {
+    if (!server) throw new Error('no server');
+    const unknownDatabase = server.url.replace(/\/postgres$/, '/netinfo_no_such_database');
+    await assert.rejects(
+      openPostgresRepository(unknownDatabase, { waitForServer: true }),
+      /database "netinfo_no_such_database" does not exist/,
+    );
+    const nobody = `postgres://postgres@127.0.0.1:${await freePort()}/postgres`;
+    // The admin command does not wait: nothing listening is an error at once.
+    await assert.rejects(openPostgresRepository(nobody), /ECONNREFUSED/);
+
+    const errors: Error[] = [];
+    const waiting = await openPostgresRepository(nobody, {
+      waitForServer: true,
+      retryFirstMs: 50,
+      onError: (error) => errors.push(error),
+    });
+    try {
+      assert.match(waiting.unavailable() ?? '', /^account database not reached since /);
+      await assert.rejects(waiting.findAccountByEmail('x@example.com'), StorageUnavailableError);
+      await sleep(400);
+      // 50, 100 and 200 ms later: three retries, each reported, and no more than that.
+      assert.ok(errors.length >= 3 && errors.length <= 6, `${errors.length} errors`);
+    } finally {
+      await waiting.close();
+    }
+    const reported = errors.length;
+    await sleep(300);
+    assert.equal(errors.length, reported, 'no retry after close');
   });
 }
