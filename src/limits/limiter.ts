@@ -48,7 +48,7 @@ function windowAt(limits: TierLimits, tier: Tier, name: WindowName, subject: str
   const index = Math.floor(time / WINDOW_MS[name]);
   return {
     name,
-    window: windowKey(tier, name, index),
+    window: windowKey(name, index),
     subject,
     limit: limits[tier][name],
     expiresAt: (index + 1) * WINDOW_MS[name],
@@ -56,20 +56,23 @@ function windowAt(limits: TierLimits, tier: Tier, name: WindowName, subject: str
 }
 
 /**
- * `rl:<tier>:<window>:<index>`, the same string object for as long as the window lasts: the
- * in-process store finds its counters by it on every request, and a string that is reused keeps
- * its hash instead of being built and hashed anew.
+ * `rl:<window>:<index>`, the same string object for as long as the window lasts: the in-process
+ * store finds its counters by it on every request, and a string that is reused keeps its hash
+ * instead of being built and hashed anew.
+ *
+ * The tier is not part of the key: a subject's count is one number whatever its plan, so an account
+ * whose plan changes mid-hour keeps what it has used (an upgrade is not a fresh allowance on top,
+ * a downgrade past the new limit waits for the reset), and its usage page stays continuous.
  */
-const windowKeys: Record<Tier, Record<WindowName, { index: number; key: string }>> = {
-  public: { hourly: { index: -1, key: '' }, daily: { index: -1, key: '' } },
-  free: { hourly: { index: -1, key: '' }, daily: { index: -1, key: '' } },
-  pro: { hourly: { index: -1, key: '' }, daily: { index: -1, key: '' } },
+const windowKeys: Record<WindowName, { index: number; key: string }> = {
+  hourly: { index: -1, key: '' },
+  daily: { index: -1, key: '' },
 };
-function windowKey(tier: Tier, name: WindowName, index: number): string {
-  const known = windowKeys[tier][name];
+function windowKey(name: WindowName, index: number): string {
+  const known = windowKeys[name];
   if (known.index !== index) {
     known.index = index;
-    known.key = `rl:${tier}:${name}:${index}`;
+    known.key = `rl:${name}:${index}`;
   }
   return known.key;
 }

@@ -1,5 +1,5 @@
 /**
- * One counter a request would increment: which window (`rl:public:hourly:493001`: every counter of
+ * One counter a request would increment: which window (`rl:hourly:493001`: every counter of
  * one window expires together) and whose (`ip:192.0.2.1`), its limit and when it expires. A shared
  * store keys it `<window>:<subject>`.
  */

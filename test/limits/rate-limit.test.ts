@@ -146,16 +146,26 @@ test('the memory store refuses all-or-nothing and forgets expired counters', asy
   assert.deepEqual(await store.consume([a, b]), { allowed: true, counts: [1, 1] });
 });
 
-test('the limiter keeps tiers apart', async () => {
+test("each tier has its limits; a subject's count carries over a plan change", async () => {
   const clock = manualClock('2026-01-01T00:00:00Z');
   const limiter = createRateLimiter({
     store: createMemoryRateLimitStore(clock.now),
-    limits: DEFAULT_TIER_LIMITS,
+    limits: { ...DEFAULT_TIER_LIMITS, free: { hourly: 3, daily: 50 } },
     now: clock.now,
   });
-  assert.equal((await limiter.check('free', 'account:1')).limit, 1000);
-  assert.equal((await limiter.check('pro', 'account:1')).remaining, 9999);
   assert.equal((await limiter.check('public', 'ip:1.2.3.4')).remaining, 99);
+  for (let i = 0; i < 3; i++) assert.equal((await limiter.check('free', 'account:1')).allowed, true);
+  assert.equal((await limiter.check('free', 'account:1')).allowed, false, 'free: 3 an hour');
+  // Upgraded mid-hour: the three used count against the larger allowance, not a fresh one.
+  const upgraded = await limiter.check('pro', 'account:1');
+  assert.equal(upgraded.limit, 10_000);
+  assert.equal(upgraded.remaining, 10_000 - 4);
+  // Downgraded again: over the free limit until the hour resets.
+  const downgraded = await limiter.check('free', 'account:1');
+  assert.equal(downgraded.allowed, false);
+  assert.equal(downgraded.refusedBy?.window, 'hourly');
+  clock.advance(3_600_000);
+  assert.equal((await limiter.check('free', 'account:1')).allowed, true, 'a new hour');
 });
 
 test('parseRateLimits keeps defaults for tiers left out and names bad entries', () => {
