@@ -143,6 +143,7 @@ export async function openPostgresRepository(
     outage ??= { since: Date.now() };
     onError(error);
     if (closed) return;
+    clearTimeout(retryTimer); // one retry pending at most
     retryTimer = setTimeout(() => void connect(), retryMs);
     retryTimer.unref();
     retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
@@ -159,7 +160,11 @@ export async function openPostgresRepository(
       await client.end().catch(() => {});
       throw error;
     }
+    let lost = false;
     client.on('error', (error) => {
+      // A broken connection may report more than one error; it is lost, and retried, once.
+      if (lost) return;
+      lost = true;
       listener = undefined;
       void client.end().catch(() => {});
       failed(error);
