@@ -1,29 +1,15 @@
 // The dashboard as a person uses it, in Debian's headless Chromium driven by playwright-core:
 // sign up, create a key, read it from the page, call the API with it, revoke it, log out.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { buildAccountsApp, PASSWORD } from '../support/accounts.ts';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumSkipReason } from '../support/chromium.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = path.resolve(import.meta.dirname, '..', '..', '.tmp', 'screenshots');
-// No update checks, sync, QUIC or other background traffic: the browser talks to our loopback server only.
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-const skip = existsSync(CHROMIUM)
-  ? false
-  : `Chromium not found at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH): browser test skipped`;
+const skip = chromiumSkipReason;
 if (skip) console.log(`# ${skip}`);
 
 test('dashboard in Chromium: sign up, create a key, use it, revoke it, log out', {
