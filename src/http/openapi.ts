@@ -21,7 +21,7 @@ refused: hourly or daily) and \`reset\` (when that window resets).
 service failed. Requests that cannot be routed or read are not counted and carry no X-RateLimit-* headers:
 400 malformed URL or request, 414 path segment over 100 characters, 431 headers over 16 KiB, 408 too slow.
 
-**CORS.** \`Access-Control-Allow-Origin: *\` on every response; the X-RateLimit-*, X-Request-Id and X-Data-Attribution headers are exposed to browser scripts.
+**CORS.** \`Access-Control-Allow-Origin: *\` and \`Access-Control-Expose-Headers: *\` on every response: scripts on any site read every header (X-RateLimit-*, X-Request-Id, X-Data-Attribution). No cookies cross-origin; an API key in the Authorization header works (preflights allow it).
 
 **API keys.** Format: \`nk_\` + 30 random base62 characters + a 6-character base62 CRC-32 of them (39 characters,
 \`\\bnk_[0-9A-Za-z]{36}\\b\`); a key with a bad checksum is refused without a lookup. Keys are made in the

@@ -10,7 +10,7 @@ test('every API response is CORS-open and carries a request id', async () => {
   for (const url of ['/api/v1/ipv6', '/api/v1/missing', '/api/v1/openapi.json']) {
     const response = await app.inject({ url, headers: { origin: 'https://site.example' } });
     assert.equal(response.headers['access-control-allow-origin'], '*', url);
-    assert.match(String(response.headers['access-control-expose-headers']), /X-RateLimit-Remaining/);
+    assert.equal(response.headers['access-control-expose-headers'], '*');
     assert.match(String(response.headers['x-request-id']), /^[0-9a-f]{8}-[0-9a-z]+$/);
   }
   await app.close();
