@@ -31,8 +31,9 @@ export interface Accounts {
 const SWEEP_EVERY_MS = 3_600_000;
 
 /**
- * Opens the database (migrating it), loads or creates the master key, and wires the services. The
- * repository may be injected (tests, and later PostgreSQL); it is closed with the app.
+ * Opens the database DATABASE_URL names (migrating it; a PostgreSQL server that cannot be reached
+ * yet is waited for, see storage/postgres.ts), loads or creates the master key, and wires the
+ * services. Tests may inject the repository; it is closed with the app.
  */
 export async function createAccounts(
   app: FastifyInstance,
