@@ -6,7 +6,7 @@ import type { AccountRepository } from '../storage/repository.ts';
  * A version shared by every instance, replaced whenever who may use a key changes (a key
  * revoked, a plan changed, an account disabled). Each instance compares it before trusting its
  * cache of verified keys, so a key revoked through one instance is refused by every other on the
- * very next request: the bump completes before the revocation's response is sent.
+ * very next request: the change completes before the revocation's response is sent.
  */
 export interface OwnerChanges {
   /** The current version, or null when it cannot be read (then nothing cached may be trusted). */

@@ -10,8 +10,8 @@ DNS blacklists, ping and traceroute.
 IPv4 address and per IPv6 /64). An API key sent as \`Authorization: Bearer <key>\` puts the request on its
 account's tier (Free or Pro, counted per account); an invalid or revoked key is a 401, never a silent
 fall-back. Two fixed windows apply to every request, aligned to the UTC hour and the UTC day; a request is
-refused (429) when either is spent. Refused requests and CORS preflights do not count; every other request
-under /api/v1 does, errors included. \`X-RateLimit-Limit\` is the hourly maximum, \`X-RateLimit-Remaining\`
+refused (429) when either is spent. Refused requests and OPTIONS requests (CORS preflights included) do not
+count; every other request under /api/v1 does, errors included. \`X-RateLimit-Limit\` is the hourly maximum, \`X-RateLimit-Remaining\`
 what is left before either window refuses, \`X-RateLimit-Reset\` the UNIX time at which the binding window
 resets (the one that would refuse first; on a tie, the daily one). A 429 body carries \`limit\` (the limit that
 refused: hourly or daily) and \`reset\` (when that window resets).
@@ -19,7 +19,7 @@ refused: hourly or daily) and \`reset\` (when that window resets).
 **Errors.** Every error is JSON \`{"error": "..."}\`: 400 bad parameter, 401 bad key, 404 unknown path,
 405 method the path does not serve, 429 limit, 500 internal (quote the X-Request-Id), 502 an upstream
 service failed. Requests that cannot be routed or read are not counted and carry no X-RateLimit-* headers:
-400 malformed URL or request, 414 path segment over 100 characters, 431 headers over 16 KiB, 408 too slow.
+400 malformed URL or request, 414 a path parameter over 100 characters, 431 headers over 16 KiB, 408 too slow.
 
 **CORS.** \`Access-Control-Allow-Origin: *\` and \`Access-Control-Expose-Headers: *\` on every response: scripts on any site read every header (X-RateLimit-*, X-Request-Id, X-Data-Attribution). No cookies cross-origin; an API key in the Authorization header works (preflights allow it).
 

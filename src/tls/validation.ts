@@ -1,7 +1,7 @@
 /**
  * Why a certificate is not valid for a host, from three independent checks: the chain as OpenSSL
  * verified it against the trust store, the validity dates against the clock, and the name. OpenSSL
- * stops at its first error (a self-signed certificate is never also reported expired), so the dates
+ * stops at its first error (an expired self-signed certificate is reported only as expired), so the dates
  * and the name are checked here whatever the chain said, and every reason found is listed.
  */
 
