@@ -115,8 +115,16 @@ test('encryption at rest: no plaintext key in the data directory; ciphertexts de
       assert.throws(() => decryptApiKey(material, row.id, tampered), /unable to authenticate|Unsupported state/, field);
     }
   }
-  assert.throws(() => decryptApiKey(material, (rows[1] as KeyRow).id, secretOf(row)), 'another row id (AAD)');
-  assert.throws(() => decryptApiKey(deriveKeyMaterial(randomBytes(32)), row.id, secretOf(row)), 'another master key');
+  assert.throws(
+    () => decryptApiKey(material, (rows[1] as KeyRow).id, secretOf(row)),
+    /unable to authenticate/,
+    'another row id (AAD)',
+  );
+  assert.throws(
+    () => decryptApiKey(deriveKeyMaterial(randomBytes(32)), row.id, secretOf(row)),
+    /unable to authenticate/,
+    'another master key',
+  );
   assert.throws(() => decryptApiKey(material, row.id, { ...secretOf(row), keyVersion: 2 }), /version 2/);
   await close();
 });

@@ -35,6 +35,8 @@ describe('with Redis (REDIS_URL)', { skip: redisSkipReason, timeout: 90_000 }, (
     const b = { window: 'w2', subject: 's', limit: 5, expiresAt };
     assert.deepEqual(await store.consume([a, b]), { allowed: true, counts: [1, 1] });
     assert.deepEqual(await store.consume([a, b]), { allowed: false, counts: [1, 1] });
+    // b had room, but the refused call left it alone.
+    assert.equal(await client.get('unit:w2:s'), '1');
     const ttl = await client.pttl('unit:w2:s');
     assert.ok(ttl > 50_000 && ttl <= 60_000, `pttl ${ttl}`);
   });
@@ -71,12 +73,16 @@ describe('with Redis (REDIS_URL)', { skip: redisSkipReason, timeout: 90_000 }, (
     const service = await startServiceProcess({ REDIS_URL: redis.url, WORKERS: '2', RATE_LIMITS: 'public=20/100' });
     try {
       const statuses: number[] = [];
+      const processes = new Set<string>();
       for (let i = 0; i < 30; i++) {
-        // A new connection each time, so the kernel spreads requests over both workers.
+        // A new connection each time, so the supervisor hands requests to both workers in turn.
         const response = await fetch(`${service.url}/api/v1/ipv6`, { headers: { connection: 'close' } });
         await response.arrayBuffer();
         statuses.push(response.status);
+        // A request id starts with its process's own random prefix.
+        processes.add(String(response.headers.get('x-request-id')).split('-')[0] ?? '');
       }
+      assert.equal(processes.size, 2, 'both workers answered');
       assert.equal(statuses.filter((status) => status === 200).length, 20);
       assert.equal(statuses.filter((status) => status === 429).length, 10);
     } finally {

@@ -49,7 +49,7 @@ if (!postgresSkipReason) {
     await Promise.all(pools.map((pool) => pool.end()));
   });
 
-  test('PostgreSQL: a revocation through one instance is announced to the others', async () => {
+  test('PostgreSQL: a plan change through one instance is announced to the others', async () => {
     const url = await freshDatabaseUrl();
     const [a, b] = await Promise.all([openPostgresRepository(url), openPostgresRepository(url)]);
     try {
@@ -68,6 +68,49 @@ if (!postgresSkipReason) {
         await sleep(10);
       }
       assert.equal(b.changedElsewhere(), false, 'the flag is cleared once read');
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  test('PostgreSQL: a revocation is announced to the others; a refused one is not', async () => {
+    const url = await freshDatabaseUrl();
+    const [a, b] = await Promise.all([openPostgresRepository(url), openPostgresRepository(url)]);
+    const heard = async () => {
+      for (let i = 0; i < 50; i++) {
+        if (b.changedElsewhere()) return true;
+        await sleep(10);
+      }
+      return false;
+    };
+    try {
+      await a.createAccount({
+        id: 'acct-revoke-0001',
+        email: 'r@example.com',
+        passwordHash: 'x',
+        plan: 'free',
+        createdAt: 1,
+        disabledAt: null,
+      });
+      await a.createKeyWithinQuota(
+        {
+          id: 'key-revoke-0001',
+          accountId: 'acct-revoke-0001',
+          name: 'k',
+          displayPrefix: 'nk_abcdef',
+          lookupHash: 'hash-revoke-0001',
+          secret: { keyVersion: 1, nonce: 'bm9uY2U=', ciphertext: 'Y2lwaGVy', tag: 'dGFn' },
+          createdAt: 2,
+          lastUsedAt: null,
+          revokedAt: null,
+        },
+        5,
+      );
+      assert.equal(await a.revokeKey('acct-revoke-0001', 'key-revoke-0001', 3), true);
+      assert.equal(await heard(), true, 'instance b heard of the revocation');
+      assert.equal(await a.revokeKey('acct-revoke-0001', 'key-revoke-0001', 4), false, 'already revoked');
+      assert.equal(await heard(), false, 'nothing changed, nothing announced');
     } finally {
       await a.close();
       await b.close();

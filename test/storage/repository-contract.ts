@@ -111,6 +111,7 @@ export function repositoryContract(
         lastSeenAt: 1,
         expiresAt: 2,
       }),
+      /foreign key/i,
     );
   });
 
