@@ -2,13 +2,9 @@
 // a client needs (rate limits, request id) must be readable across origins, with and without a key
 // (a key makes the browser send a preflight first).
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { test } from 'node:test';
 import { generateApiKey } from '../../src/accounts/api-key-format.ts';
-import { buildAccountsApp } from '../support/accounts.ts';
-import { CHROMIUM, CHROMIUM_ARGS, chromiumSkipReason } from '../support/chromium.ts';
+import { chromiumSkipReason, startAppAndBrowser } from '../support/chromium.ts';
 import { startLocalHttpServer } from '../support/local-http-server.ts';
 
 if (chromiumSkipReason) console.log(`# ${chromiumSkipReason}`);
@@ -19,22 +15,11 @@ test('a script on another origin reads the answer and its headers, with and with
   skip: chromiumSkipReason,
   timeout: 120_000,
 }, async () => {
-  const { chromium } = await import('playwright-core');
-  const { app, close } = await buildAccountsApp();
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  const api = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const { base: api, page, close } = await startAppAndBrowser();
   // Another port is another origin.
   const site = await startLocalHttpServer();
   site.set('/', { body: '<!doctype html><title>another site</title>', headers: { 'content-type': 'text/html' } });
-  const profile = await mkdtemp(path.join(tmpdir(), 'netinfo-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_ARGS,
-  });
   try {
-    const page = context.pages()[0] ?? (await context.newPage());
     await page.goto(`${site.origin}/`);
     const call = (authorization: string | null) =>
       page.evaluate(
@@ -63,8 +48,6 @@ test('a script on another origin reads the answer and its headers, with and with
     assert.equal(keyed.headers[1], '98', 'a refused key is counted against the address, and the script sees it');
     assert.match(String(keyed.headers[3]), /^[0-9a-f]{8}-[0-9a-z]+$/);
   } finally {
-    await context.close();
-    await rm(profile, { recursive: true, force: true });
     await site.close();
     await close();
   }

@@ -1,12 +1,11 @@
 // The dashboard as a person uses it, in Debian's headless Chromium driven by playwright-core:
 // sign up, create a key, read it from the page, call the API with it, revoke it, log out.
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { buildAccountsApp, PASSWORD } from '../support/accounts.ts';
-import { CHROMIUM, CHROMIUM_ARGS, chromiumSkipReason } from '../support/chromium.ts';
+import { PASSWORD } from '../support/accounts.ts';
+import { chromiumSkipReason, startAppAndBrowser } from '../support/chromium.ts';
 
 const SCREENSHOTS = path.resolve(import.meta.dirname, '..', '..', '.tmp', 'screenshots');
 const skip = chromiumSkipReason;
@@ -16,21 +15,9 @@ test('dashboard in Chromium: sign up, create a key, use it, revoke it, log out',
   skip,
   timeout: 120_000,
 }, async () => {
-  const { chromium } = await import('playwright-core');
-  const { app, close } = await buildAccountsApp();
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  const profile = await mkdtemp(path.join(tmpdir(), 'netinfo-chromium-'));
+  const { base, page, close } = await startAppAndBrowser({ viewport: { width: 1100, height: 900 } });
   await mkdir(SCREENSHOTS, { recursive: true });
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_ARGS,
-    viewport: { width: 1100, height: 900 },
-  });
   try {
-    const page = context.pages()[0] ?? (await context.newPage());
     const failures: string[] = [];
     page.on('pageerror', (error) => failures.push(`page error: ${error.message}`));
     page.on('console', (message) => {
@@ -110,8 +97,6 @@ test('dashboard in Chromium: sign up, create a key, use it, revoke it, log out',
     await page.locator('#login-error').filter({ hasText: 'The email or the password is incorrect.' }).waitFor();
     assert.deepEqual(failures, []);
   } finally {
-    await context.close();
-    await rm(profile, { recursive: true, force: true });
     await close();
   }
 });
