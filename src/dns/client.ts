@@ -71,7 +71,7 @@ export function createDnsClient(options: DnsClientOptions): DnsClient {
           break;
         }
         const timeoutMs = Math.min(timing.tryTimeoutMs, remainingMs);
-        const result = await askServer(server, question, timeoutMs);
+        const result = await askServer(server, question, timeoutMs, deadline);
         if ('rcode' in result) return result;
         attempts.push(result);
         if (result.code !== 'TIMEOUT') givenUp.add(server);
@@ -83,14 +83,21 @@ export function createDnsClient(options: DnsClientOptions): DnsClient {
     throw new DnsError(code, `${code} for ${question.name} ${question.type} (${tried || 'no try made'})`, attempts);
   }
 
-  async function askServer(server: DnsServer, question: DnsQuestion, timeoutMs: number) {
+  async function askServer(server: DnsServer, question: DnsQuestion, timeoutMs: number, deadline: number) {
     const name = formatServer(server);
     const udp = await exchangeOnce('udp', server, question, timeoutMs);
     if (!udp.ok) return { server: name, transport: 'udp', code: udp.code, detail: udp.detail } satisfies DnsAttempt;
     let reply = udp.value;
     let via: 'udp' | 'tcp' = 'udp';
     if (reply.truncated) {
-      const tcp = await exchangeOnce('tcp', server, question, timeoutMs);
+      // The TCP retry of a truncated answer is part of the same try: it gets what is left before the
+      // deadline, not a whole try's time again (a slow UDP answer followed by a silent TCP port
+      // took 7.8 s against a 6 s bound).
+      const tcpMs = Math.min(timeoutMs, deadline - now());
+      if (tcpMs < MIN_TRY_MS) {
+        return { server: name, transport: 'tcp', code: 'TIMEOUT', detail: 'no time left for TCP' } satisfies DnsAttempt;
+      }
+      const tcp = await exchangeOnce('tcp', server, question, tcpMs);
       if (!tcp.ok) return { server: name, transport: 'tcp', code: tcp.code, detail: tcp.detail } satisfies DnsAttempt;
       reply = tcp.value;
       via = 'tcp';
@@ -116,10 +123,12 @@ export function createDnsClient(options: DnsClientOptions): DnsClient {
 }
 
 function toResponse(reply: DnsReply, server: string, transport: 'udp' | 'tcp'): DnsResponse | DnsAttempt {
+  // A truncated UDP reply has been asked again over TCP before this; truncated over TCP too means
+  // the records are incomplete, whatever the rcode says.
+  if (reply.truncated) return { server, transport, code: 'BADRESPONSE', detail: 'truncated over TCP' };
   if (reply.rcode === 'NOERROR' || reply.rcode === 'NXDOMAIN') {
     return { rcode: reply.rcode, answers: reply.answers, authority: reply.authority, server, transport };
   }
-  if (reply.truncated) return { server, transport, code: 'BADRESPONSE', detail: 'truncated over TCP' };
   if (SERVER_FAILURES.has(reply.rcode)) return { server, transport, code: reply.rcode as DnsErrorCode };
   return { server, transport, code: 'BADRESPONSE', detail: `rcode ${reply.rcode}` };
 }

@@ -230,6 +230,44 @@ describe('DNS client failures and retries', () => {
     );
   });
 
+  it("a truncated answer's TCP retry gets what is left of the deadline, not a whole try", async () => {
+    // UDP answers late and truncated; TCP never answers.
+    const slow = await start((question, context) =>
+      context.transport === 'tcp'
+        ? 'drop'
+        : {
+            delayMs: 300,
+            truncateOverUdp: true,
+            answers: [{ type: 'A', name: question.name, ttl: 60, data: '192.0.2.1' }],
+          },
+    );
+    const client = createDnsClient({
+      servers: [slow.server],
+      triesPerServer: 1,
+      timing: { tryTimeoutMs: 500, deadlineMs: 600 },
+    });
+    const started = performance.now();
+    const error = await client.exchange({ name: 'a.test', type: 'A' }).catch((caught: unknown) => caught);
+    const elapsed = performance.now() - started;
+    assert.ok(error instanceof DnsError && error.code === 'TIMEOUT', String(error));
+    // 300 ms for UDP, then what is left (300 ms) for TCP; a whole try again would end at 800 ms.
+    assert.ok(elapsed < 720, `took ${elapsed} ms`);
+  });
+
+  it('a reply still truncated over TCP is not an answer, whatever its rcode', async () => {
+    const broken = await start((question) => ({
+      truncateOverUdp: true,
+      truncateOverTcp: true,
+      answers: [{ type: 'A', name: question.name, ttl: 60, data: '192.0.2.1' }],
+    }));
+    const error = await createDnsClient({ servers: [broken.server], ...fast })
+      .exchange({ name: 'a.test', type: 'A' })
+      .catch((caught: unknown) => caught);
+    assert.ok(error instanceof DnsError);
+    assert.equal(error.code, 'BADRESPONSE');
+    assert.equal(error.attempts[0]?.detail, 'truncated over TCP');
+  });
+
   it('rejects a TCP answer larger than the bound', async () => {
     const huge = await start((question) => ({
       truncateOverUdp: true,

@@ -131,6 +131,35 @@ describe('resolver', () => {
     }
   });
 
+  it('gives a CNAME chain one deadline in all, not one per step', async () => {
+    // Each name is only a CNAME to the next, answered after 100 ms: the chain never ends.
+    const dangling = await startFakeDnsServer((question) => {
+      const step = Number(/^dangle(\d+)\.test$/.exec(question.name)?.[1] ?? 0);
+      return {
+        delayMs: 100,
+        answers: [{ type: 'CNAME', name: question.name, ttl: 60, data: `dangle${step + 1}.test` }],
+      };
+    });
+    try {
+      const resolver = createResolver({
+        servers: [dangling.server],
+        timeoutMs: 300,
+        deadlineMs: 450,
+        cache: noDnsCache,
+      });
+      const started = performance.now();
+      const error = await resolver.query('dangle0.test', 'A').catch((caught: unknown) => caught);
+      const elapsed = performance.now() - started;
+      assert.ok(error instanceof DnsError, String(error));
+      assert.equal(error.code, 'TIMEOUT');
+      assert.match(error.message, /CNAME chain was still unresolved at dangle\d\.test/);
+      // With a bound per step, the eleven steps allowed would take 1.1 s.
+      assert.ok(elapsed < 700, `took ${elapsed} ms`);
+    } finally {
+      await dangling.close();
+    }
+  });
+
   describe('resolveAddresses', () => {
     it('follows CNAMEs to addresses of both families', async () => {
       const resolver = createResolver({ servers: [fake.server] });

@@ -27,6 +27,8 @@ export type FakeReply = {
   authoritative?: boolean;
   /** Over UDP: the TC bit and empty sections; over TCP: the full reply. */
   truncateOverUdp?: boolean;
+  /** Over TCP: the full reply, but with the TC bit set all the same (a broken server). */
+  truncateOverTcp?: boolean;
   /** Wait before the real reply (decoys go first, at once). */
   delayMs?: number;
   decoys?: FakeDecoy[];
@@ -194,10 +196,11 @@ function encodeReply(
   overrides: { id?: number; question?: Question } = {},
 ): Buffer {
   const truncated = transport === 'udp' && reply.truncateOverUdp === true;
+  const flaggedOverTcp = transport === 'tcp' && reply.truncateOverTcp === true;
   const rcode = RCODE_NUMBERS[reply.rcode ?? 'NOERROR'];
   if (rcode === undefined) throw new Error(`fake DNS server: unknown rcode ${reply.rcode}`);
   let flags = rcode | dnsPacket.RECURSION_AVAILABLE | ((query.flags ?? 0) & dnsPacket.RECURSION_DESIRED);
-  if (truncated) flags |= dnsPacket.TRUNCATED_RESPONSE;
+  if (truncated || flaggedOverTcp) flags |= dnsPacket.TRUNCATED_RESPONSE;
   if (reply.authoritative) flags |= dnsPacket.AUTHORITATIVE_ANSWER;
   const question = overrides.question ?? query.questions?.[0];
   return dnsPacket.encode({
