@@ -9,7 +9,12 @@ import {
   REFRESH_RETRY_MS,
   type RefreshOutcome,
 } from '../../src/whois/rdap/bootstrap-store.ts';
-import { eppStatus, recordFromRdapDomain, recordFromRdapNetwork } from '../../src/whois/rdap/to-record.ts';
+import {
+  eppStatus,
+  type RdapObject,
+  recordFromRdapDomain,
+  recordFromRdapNetwork,
+} from '../../src/whois/rdap/to-record.ts';
 import { manualClock } from '../support/app.ts';
 
 const rdapFixture = (name: string) =>
@@ -169,6 +174,28 @@ test('RFC 8056 statuses map to EPP codes; the rest are kept as written', () => {
   assert.equal(eppStatus('pending delete'), 'pendingDelete');
   assert.equal(eppStatus('server hold'), 'serverHold');
   assert.equal(eppStatus('associated'), 'associated');
+});
+
+test('nulls and strings where RDAP puts objects are skipped, not a crash', () => {
+  const domain = recordFromRdapDomain({
+    objectClassName: 'domain',
+    ldhName: 'odd.example',
+    nameservers: [null, 'ns1.odd.example', { ldhName: 'NS2.odd.example.' }],
+    entities: [null, 7, { roles: ['registrar'], vcardArray: ['vcard', [null, ['fn', {}, 'text', 'Odd Registrar']]] }],
+    events: [null, { eventAction: 'registration', eventDate: '2020-01-02T00:00:00Z' }],
+  } as RdapObject);
+  assert.equal(domain.domain_name, 'odd.example');
+  assert.deepEqual(domain.name_servers, ['ns2.odd.example']);
+  assert.equal(domain.registrar, 'Odd Registrar');
+  assert.equal(domain.creation_date, '2020-01-02');
+  const network = recordFromRdapNetwork({
+    objectClassName: 'ip network',
+    startAddress: '198.51.100.0',
+    endAddress: '198.51.100.255',
+    cidr0_cidrs: [null, { v4prefix: '198.51.100.0', length: 24 }],
+    entities: [null],
+  } as RdapObject);
+  assert.deepEqual(network.cidr, ['198.51.100.0/24']);
 });
 
 test('an RDAP network reads into the IP fields', () => {

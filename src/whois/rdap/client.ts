@@ -52,7 +52,13 @@ function readAnswer(target: WhoisTarget, answer: HttpGetResult): WhoisRecord | R
   if (document.objectClassName !== undefined && document.objectClassName !== expected) {
     return { kind: 'bad-json', message: `answered a "${String(document.objectClassName)}" object, not "${expected}"` };
   }
-  return target.kind === 'domain' ? recordFromRdapDomain(document) : recordFromRdapNetwork(document);
+  try {
+    return target.kind === 'domain' ? recordFromRdapDomain(document) : recordFromRdapNetwork(document);
+  } catch {
+    // The readers skip what is not where RFC 9083 puts it; this is the net under them, so a server's
+    // odd document is its failure (the next server, or a 502), never the service's 500.
+    return { kind: 'bad-json', message: 'answered an RDAP object that could not be read' };
+  }
 }
 
 /** Asks the RDAP servers IANA's bootstrap names for the target, HTTPS first, until one answers usably. */

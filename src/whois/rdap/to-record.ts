@@ -36,6 +36,9 @@ export interface RdapObject {
 }
 
 const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+/** The items of an array that are objects: a server may put null or a string where an object belongs. */
+const objects = (value: unknown): Record<string, unknown>[] =>
+  list(value).filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null);
 const text = (value: unknown): string | null =>
   typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
 
@@ -85,7 +88,7 @@ function dateOf(value: unknown): string | null {
 }
 
 function eventDate(events: unknown, action: string): string | null {
-  const event = list(events).find((item) => text((item as RdapEvent).eventAction)?.toLowerCase() === action) as
+  const event = objects(events).find((item) => text((item as RdapEvent).eventAction)?.toLowerCase() === action) as
     | RdapEvent
     | undefined;
   return event ? dateOf(event.eventDate) : null;
@@ -103,7 +106,7 @@ function vcardName(entity: RdapEntity, property = 'fn'): string | null {
 
 function entitiesWithRole(entities: unknown, role: string): RdapEntity[] {
   const found: RdapEntity[] = [];
-  for (const item of list(entities)) {
+  for (const item of objects(entities)) {
     const entity = item as RdapEntity;
     if (list(entity.roles).some((value) => value === role)) found.push(entity);
   }
@@ -118,7 +121,7 @@ function hostName(value: unknown): string | null {
 /** An RDAP domain object (HTTP 200) as the response's `parsed`; `registered` is true. */
 export function recordFromRdapDomain(domain: RdapObject): WhoisRecord {
   const registrar = entitiesWithRole(domain.entities, 'registrar')[0];
-  const nameServers = list(domain.nameservers)
+  const nameServers = objects(domain.nameservers)
     .map((server) => hostName((server as RdapObject).ldhName))
     .filter((name): name is string => name !== null);
   const signed = domain.secureDNS?.delegationSigned;
@@ -152,7 +155,7 @@ const REGISTRY_BY_PORT43: Readonly<Record<string, ParsedIpWhois['registry']>> = 
 export function recordFromRdapNetwork(network: RdapObject): WhoisRecord {
   const start = text(network.startAddress);
   const end = text(network.endAddress);
-  const cidrs = list(network.cidr0_cidrs)
+  const cidrs = objects(network.cidr0_cidrs)
     .map((item) => {
       const entry = item as { v4prefix?: unknown; v6prefix?: unknown; length?: unknown };
       const prefix = text(entry.v4prefix) ?? text(entry.v6prefix);
