@@ -88,16 +88,27 @@ function readChain(leaf: X509Certificate): X509Certificate[] {
   return chain;
 }
 
+/**
+ * What OpenSSL said, without its error-queue dressing: its messages carry a thread id, the error
+ * code, the function and the source file and line of Node's OpenSSL build
+ * (`40AD81...:error:0A00010B:SSL routines:tls_validate_record_header:wrong version number:../deps/...c:77:`),
+ * of no use to a caller. Node gives the reason itself on `reason`.
+ */
+function opensslReason(error: NodeJS.ErrnoException): string {
+  const { reason } = error as { reason?: unknown };
+  if (typeof reason === 'string' && reason !== '') return reason;
+  const fields = error.message.trim().split(':');
+  // thread:error:code:library:function:reason:file:line:
+  return fields.length >= 6 && fields[1] === 'error' ? (fields[5] ?? error.message) : error.message.trim();
+}
+
 function handshakeFailure(error: NodeJS.ErrnoException, where: string, secureStarted: boolean): TlsCheckError {
   const code = error.code ?? '';
   if (code === 'ECONNREFUSED') return new TlsCheckError('refused', `${where}: connection refused`);
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH')
     return new TlsCheckError('unreachable', `${where}: unreachable (${code})`);
   if (/WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|HTTP_REQUEST|UNKNOWN_PROTOCOL|RECORD_LAYER/.test(code)) {
-    return new TlsCheckError(
-      'not-tls',
-      `${where} does not speak TLS (OpenSSL: ${error.message.replace(/^.*routines::/, '')})`,
-    );
+    return new TlsCheckError('not-tls', `${where} does not speak TLS (OpenSSL: ${opensslReason(error)})`);
   }
   if (code === 'ECONNRESET' || code === 'EPIPE' || !secureStarted) {
     return new TlsCheckError(
@@ -105,7 +116,7 @@ function handshakeFailure(error: NodeJS.ErrnoException, where: string, secureSta
       `${where} closed the connection during the TLS handshake (${code || error.message}); it may not speak TLS on this port`,
     );
   }
-  return new TlsCheckError('handshake', `${where}: TLS handshake failed (${code || 'error'}: ${error.message})`);
+  return new TlsCheckError('handshake', `${where}: TLS handshake failed (${code || 'error'}: ${opensslReason(error)})`);
 }
 
 function handshake(host: string, address: string, options: TlsCheckerOptions, signal: AbortSignal): Promise<Handshake> {

@@ -376,5 +376,8 @@ describe('GET /api/v1/ssl', { skip }, () => {
     const notTls = await run(plainPort);
     assert.equal(notTls.status, 502);
     assert.match(notTls.body.error, new RegExp(`valid.tls.test \\(127.0.0.1\\) port ${plainPort} does not speak TLS`));
+    // OpenSSL's reason, without its thread id, error code, function or source file and line.
+    assert.match(notTls.body.error, /\(OpenSSL: [a-z ]+\)\.$/);
+    assert.doesNotMatch(notTls.body.error, /deps\/openssl|0A0|\n/);
   });
 });
