@@ -38,6 +38,7 @@ export function buildWhoisService(config: WhoisBuildConfig, deps: WhoisBuildDeps
     snapshot: deps.bootstrapSnapshot ?? loadBootstrapSnapshot(),
     refreshUrl: config.rdapBootstrapUrl,
     refreshIntervalMs: config.rdapBootstrapRefreshHours * 3_600_000,
+    missWaitMs: config.whoisTimeoutMs,
     ...(deps.now ? { now: deps.now } : {}),
     // The bootstrap URL is the operator's setting, like WHOIS_SERVER: not subject to the target policy.
     fetchText: async (url) => {

@@ -77,6 +77,7 @@ test('the store refreshes stale data in the background, and waits for a refresh 
     snapshot: snapshot([[['com'], ['https://old.example/']]]),
     refreshUrl: 'https://mirror.example/rdap',
     refreshIntervalMs: 24 * 3_600_000,
+    missWaitMs: 5000,
     now: clock.now,
     onRefresh: (outcome) => outcomes.push(outcome),
     fetchText: async (url) => {
@@ -120,6 +121,30 @@ test('the store refreshes stale data in the background, and waits for a refresh 
   assert.deepEqual(await store.domainServers('a.new'), ['https://new.example/']);
 });
 
+test('a miss waits for a refresh at most missWaitMs; the refresh goes on and serves later lookups', async () => {
+  let answer: (text: string) => void = () => {};
+  const store = createRdapBootstrapStore({
+    snapshot: snapshot([[['com'], ['https://old.example/']]]),
+    refreshUrl: 'https://mirror.example/rdap/',
+    refreshIntervalMs: 24 * 3_600_000,
+    missWaitMs: 100,
+    // A slow mirror: dns.json comes when the test says so; the address registries are missing.
+    fetchText: (url) =>
+      url.endsWith('dns.json')
+        ? new Promise<string>((resolve) => {
+            answer = resolve;
+          })
+        : Promise.reject(new Error('HTTP 404')),
+  });
+  const started = performance.now();
+  assert.deepEqual(await store.domainServers('a.newtld'), []);
+  const waited = performance.now() - started;
+  assert.ok(waited >= 90 && waited < 1000, `waited ${waited} ms, not the download's own time-out`);
+  answer(JSON.stringify({ services: [[['newtld'], ['https://newtld.example/']]] }));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(await store.domainServers('b.newtld'), ['https://newtld.example/']);
+});
+
 test('RDAP_BOOTSTRAP_REFRESH_HOURS=0 keeps the snapshot and never fetches', async () => {
   // Counted rather than failed inside fetchText: the store catches a failing fetch (it keeps the
   // data in use), so an assertion thrown there would be swallowed.
@@ -128,6 +153,7 @@ test('RDAP_BOOTSTRAP_REFRESH_HOURS=0 keeps the snapshot and never fetches', asyn
     snapshot: snapshot([[['com'], ['https://old.example/']]]),
     refreshUrl: 'https://mirror.example/rdap/',
     refreshIntervalMs: 0,
+    missWaitMs: 5000,
     fetchText: async () => {
       fetches++;
       throw new Error('no fetch expected');

@@ -36,6 +36,11 @@ export interface RdapBootstrapStoreOptions {
   /** 0: never refresh, use the snapshot only. */
   refreshIntervalMs: number;
   fetchText: (url: string) => Promise<string>;
+  /**
+   * How long a lookup that found no server waits for a refresh before answering with what it has
+   * (the refresh goes on in the background). WHOIS_TIMEOUT_MS in the service.
+   */
+  missWaitMs: number;
   now?: () => number;
   onRefresh?: (outcome: RefreshOutcome) => void;
 }
@@ -100,8 +105,8 @@ export function createRdapBootstrapStore(options: RdapBootstrapStoreOptions): Rd
     if (enabled && stale() && mayTry()) void startRefresh();
     const urls = pick();
     if (urls.length > 0 || !enabled) return urls;
-    if (inFlight) await inFlight;
-    else if (mayTry()) await startRefresh();
+    const refreshing = inFlight ?? (mayTry() ? startRefresh() : null);
+    if (refreshing !== null) await withinMs(refreshing, options.missWaitMs);
     return pick();
   }
 
@@ -110,4 +115,16 @@ export function createRdapBootstrapStore(options: RdapBootstrapStoreOptions): Rd
     ipServers: (address) => lookup(() => index.forIp(address)),
     current: () => ({ source: data.source, retrieved: data.retrieved }),
   };
+}
+
+/**
+ * Waits for `work` (which never rejects), or `ms`, whichever comes first. A mirror that accepts the
+ * connection and never answers made every IP lookup wait for the download's own 30 s time-out.
+ */
+function withinMs(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const elapsed = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  return Promise.race([work, elapsed]).finally(() => clearTimeout(timer));
 }
