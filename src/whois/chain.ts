@@ -29,6 +29,8 @@ export interface WhoisHop {
   referral: string | null;
   /** Why the referral was not followed, when it was not. */
   note: string | null;
+  /** The answer ended with a connection reset: it may be cut short (see exchange.ts). */
+  endedByReset: boolean;
   failure: HopFailure | null;
   durationMs: number;
 }
@@ -84,6 +86,7 @@ async function askServer(
     raw: null,
     referral: null,
     note: null,
+    endedByReset: false,
     failure: null,
     durationMs: 0,
   };
@@ -95,7 +98,7 @@ async function askServer(
   } else {
     hop.address = resolved.address;
     try {
-      hop.raw = await exchangeWhois({
+      const answer = await exchangeWhois({
         address: resolved.address,
         port: server.port,
         query,
@@ -103,6 +106,8 @@ async function askServer(
         deadline,
         ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
       });
+      hop.raw = answer.text;
+      hop.endedByReset = answer.endedByReset;
       hop.referral = findReferral(hop.raw);
     } catch (error) {
       if (!(error instanceof WhoisExchangeError)) throw error;

@@ -48,8 +48,18 @@ function describeSocketError(error: NodeJS.ErrnoException, received: number): Wh
   }
 }
 
-/** The decoded answer; throws WhoisExchangeError saying what went wrong. */
-export function exchangeWhois(options: WhoisExchangeOptions): Promise<string> {
+export interface WhoisAnswer {
+  /** The decoded answer. */
+  readonly text: string;
+  /**
+   * The server reset the connection after sending it instead of closing cleanly. Some servers always
+   * end so, but a reset can also cut an answer short: nothing tells the two apart.
+   */
+  readonly endedByReset: boolean;
+}
+
+/** The answer; throws WhoisExchangeError saying what went wrong. */
+export function exchangeWhois(options: WhoisExchangeOptions): Promise<WhoisAnswer> {
   const maxBytes = options.maxBytes ?? MAX_WHOIS_ANSWER_BYTES;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -58,14 +68,14 @@ export function exchangeWhois(options: WhoisExchangeOptions): Promise<string> {
     let settled = false;
     const socket = net.connect({ host: options.address, port: options.port });
 
-    const finish = (error: WhoisExchangeError | null) => {
+    const finish = (error: WhoisExchangeError | null, endedByReset = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       options.deadline?.removeEventListener('abort', onTimeout);
       socket.destroy();
       if (error) reject(error);
-      else resolve(decodeWhoisText(Buffer.concat(chunks)));
+      else resolve({ text: decodeWhoisText(Buffer.concat(chunks)), endedByReset });
     };
     const onTimeout = () => {
       const stage = connected ? `no complete answer (${received} bytes received)` : 'could not connect';
@@ -95,8 +105,8 @@ export function exchangeWhois(options: WhoisExchangeOptions): Promise<string> {
     });
     socket.on('error', (error: NodeJS.ErrnoException) => {
       // Some servers reset the connection right after their answer instead of closing it cleanly:
-      // what arrived before the reset is the answer.
-      if ((error.code === 'ECONNRESET' || error.code === 'EPIPE') && received > 0) finish(null);
+      // what arrived before the reset is the answer, marked as possibly cut short.
+      if ((error.code === 'ECONNRESET' || error.code === 'EPIPE') && received > 0) finish(null, true);
       else finish(describeSocketError(error, received));
     });
   });

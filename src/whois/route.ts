@@ -74,7 +74,9 @@ const ServerStep = Type.Object(
     query: nullableString('WHOIS: the exact line sent (server-specific forms included). RDAP: null.'),
     referral: nullableString('WHOIS: the next server this answer named.'),
     http_status: Type.Union([Type.Integer(), Type.Null()], { description: 'RDAP: the HTTP status.' }),
-    note: nullableString('Why a named referral was not followed (already asked, hop limit, not a port-43 server).'),
+    note: nullableString(
+      'Why a named referral was not followed (already asked, hop limit, not a port-43 server); that the answer may be cut short (the server reset the connection after it).',
+    ),
     error: nullableString('What failed with this server; null when it answered.'),
     duration_ms: Type.Integer(),
   },

@@ -9,7 +9,7 @@ import type { RdapBootstrapStore } from './rdap/bootstrap-store.ts';
 import { lookupRdap, type RdapClientOptions } from './rdap/client.ts';
 import { emptyDomainRecord, ipRecord, type WhoisRecord } from './record.ts';
 import { WHOIS_PORT } from './server-address.ts';
-import { describeFailedStep, stepFromHop, stepFromRdap, type WhoisServerStep } from './steps.ts';
+import { describeFailedStep, stepFromHop, stepFromRdap, stepIsIncomplete, type WhoisServerStep } from './steps.ts';
 import { targetText, type WhoisTarget } from './target.ts';
 
 /** A finished lookup: what the response carries besides `cached`, and what the cache keeps. */
@@ -51,7 +51,10 @@ export interface WhoisServiceOptions {
   referralPort?: number;
 }
 
-/** A result that lacks a failed server's answer is kept briefly, so the server is asked again soon. */
+/**
+ * A result that lacks a failed server's answer, or whose answer may be cut short, is kept briefly,
+ * so the server is asked again soon.
+ */
 const PARTIAL_RESULT_CACHE_SECONDS = 60;
 
 function isoSeconds(ms: number): string {
@@ -120,7 +123,7 @@ export function createWhoisService(options: WhoisServiceOptions): WhoisService {
 
   async function lookupAndCache(key: string, target: WhoisTarget): Promise<WhoisResult> {
     const fresh = await ask(target);
-    const partial = fresh.servers.some((step) => step.error !== null);
+    const partial = fresh.servers.some(stepIsIncomplete);
     const seconds = partial
       ? Math.min(PARTIAL_RESULT_CACHE_SECONDS, settings.whoisCacheSeconds)
       : settings.whoisCacheSeconds;

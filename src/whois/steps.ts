@@ -14,14 +14,22 @@ export interface WhoisServerStep {
   referral: string | null;
   /** RDAP: the HTTP status, when one came back. */
   http_status: number | null;
-  /** Why a referral was not followed. */
+  /** Why a referral was not followed; that an answer may be cut short (ended by a reset). */
   note: string | null;
   /** What went wrong with this server; null when it answered. */
   error: string | null;
   duration_ms: number;
 }
 
+export const ENDED_BY_RESET_NOTE = 'the server reset the connection instead of closing it: the answer may be cut short';
+
+/** A step whose server failed, or whose answer may be incomplete: the result is kept only briefly. */
+export function stepIsIncomplete(step: WhoisServerStep): boolean {
+  return step.error !== null || (step.note?.includes(ENDED_BY_RESET_NOTE) ?? false);
+}
+
 export function stepFromHop(hop: WhoisHop): WhoisServerStep {
+  const notes = [hop.note, hop.endedByReset ? ENDED_BY_RESET_NOTE : null].filter((note) => note !== null);
   return {
     protocol: 'whois',
     server: hop.server,
@@ -29,7 +37,7 @@ export function stepFromHop(hop: WhoisHop): WhoisServerStep {
     query: hop.query,
     referral: hop.referral,
     http_status: null,
-    note: hop.note,
+    note: notes.length > 0 ? notes.join('; ') : null,
     error: hop.failure?.message ?? null,
     duration_ms: hop.durationMs,
   };

@@ -18,6 +18,7 @@ function hop(raw: string | null, failure: WhoisHop['failure'] = null): WhoisHop 
     raw,
     referral: raw === null ? null : findReferral(raw),
     note: null,
+    endedByReset: false,
     failure,
     durationMs: 1,
   };

@@ -202,6 +202,8 @@ describe('WHOIS referral chain', { skip }, () => {
     assert.equal(empty[0]?.failure?.kind, 'empty');
     const reset = await followWhoisReferrals(domain('reset.test'), options('reset.whois.test'));
     assert.equal(reset[0]?.raw, 'Domain Name: reset.test\n');
+    assert.equal(reset[0]?.endedByReset, true, 'marked as possibly cut short');
+    assert.equal(empty[0]?.endedByReset, false);
   });
 
   it('reports a refused connection and a name that does not resolve', async () => {

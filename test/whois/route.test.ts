@@ -65,6 +65,7 @@ describe('GET /api/v1/whois', { skip }, () => {
           if (query.endsWith('.failtest')) return ianaTld('failtest', 'whois.nic.failtest');
           if (query.endsWith('.refusetest')) return ianaTld('refusetest', `refused.whois.test:${refusedPort}`);
           if (query.endsWith('.privtest')) return ianaTld('privtest', 'whois.nic.privtest');
+          if (query.endsWith('.resettest')) return ianaTld('resettest', 'whois.nic.resettest');
           // An address nobody answers for at port 43 (documentation range): IANA times out.
           return { hang: true };
         },
@@ -75,6 +76,8 @@ describe('GET /api/v1/whois', { skip }, () => {
           query === 'n + 74.125.225.229' ? (samples['74.125.225.229']?.response ?? '') : '',
         'whois.nic.failtest': () => ({ hang: true }),
         'whois.nic.privtest': () => 'Domain Name: private.privtest\nRegistrar: Should Not Be Asked\n',
+        // Ends with a reset: the answer may be whole or cut short, nothing tells which.
+        'whois.nic.resettest': () => ({ chunks: ['Domain Name: cut.resettest\nRegistrar: Cut Sh'], reset: true }),
       },
       {
         extraRecords: [
@@ -182,6 +185,21 @@ describe('GET /api/v1/whois', { skip }, () => {
     assert.equal(third.body.cached, false);
     assert.equal(third.body.queried_at, '2026-11-22T06:00:01Z');
     assert.equal(network.queriesTo('whois.iana.org').length, asked + 1);
+  });
+
+  it('shows an answer ended by a reset, says it may be cut short, and keeps it only briefly', async () => {
+    const first = await whois('cut.resettest');
+    assert.equal(first.status, 200);
+    assert.equal(first.body.parsed.domain_name, 'cut.resettest');
+    const last = first.body.servers.at(-1);
+    assert.equal(last.server, network.server('whois.nic.resettest'));
+    assert.equal(last.error, null);
+    assert.match(last.note, /reset the connection instead of closing it: the answer may be cut short/);
+    const asked = network.queriesTo('whois.nic.resettest').length;
+    clock.advance(61_000);
+    const again = await whois('cut.resettest');
+    assert.equal(again.body.cached, false, 'kept 60 s, not WHOIS_CACHE_SECONDS');
+    assert.equal(network.queriesTo('whois.nic.resettest').length, asked + 1);
   });
 
   it('says registered: false for a name the registry does not know', async () => {
