@@ -94,7 +94,7 @@ function toRecordData(answer: Exclude<Answer, { type: 'OPT' }>): RecordData {
       return { type: 'MX', data: { preference: answer.data.preference ?? 0, exchange: answer.data.exchange } };
     case 'TXT': {
       const strings = Array.isArray(answer.data) ? answer.data : [answer.data];
-      return { type: 'TXT', data: strings.map((part) => (typeof part === 'string' ? part : part.toString('utf8'))) };
+      return { type: 'TXT', data: strings.map((part) => (typeof part === 'string' ? part : txtText(part))) };
     }
     case 'SOA': {
       const soa = answer.data;
@@ -169,4 +169,26 @@ function toRecordData(answer: Exclude<Answer, { type: 'OPT' }>): RecordData {
 
 function hex(bytes: Buffer): string {
   return bytes.toString('hex').toUpperCase();
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * A TXT character-string as text: as sent when it is UTF-8 (every SPF, DKIM or verification record);
+ * otherwise in DNS presentation form (RFC 1035 §5.1, as dig shows it), printable ASCII as it is, a
+ * backslash as `\\`, every other byte as `\DDD` in decimal. Decoding such bytes as UTF-8 would
+ * replace them with U+FFFD and lose what the server sent.
+ */
+export function txtText(bytes: Uint8Array): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    let text = '';
+    for (const byte of bytes) {
+      if (byte === 0x5c) text += '\\\\';
+      else if (byte >= 0x20 && byte < 0x7f) text += String.fromCharCode(byte);
+      else text += `\\${String(byte).padStart(3, '0')}`;
+    }
+    return text;
+  }
 }

@@ -109,6 +109,17 @@ describe('formatRecordValue', () => {
     assert.deepEqual(record?.data, ['one ', 'two']);
   });
 
+  it('shows TXT bytes as sent: UTF-8 as text, anything else in presentation form (\\DDD), never U+FFFD', () => {
+    const txt = (...parts: number[][]) =>
+      toDnsRecord({ type: 'TXT', name: 'a.test', ttl: 1, data: parts.map((bytes) => Buffer.from(bytes)) })?.data;
+    // 'héllo' in UTF-8, with a byte-order mark kept.
+    assert.deepEqual(txt([0xef, 0xbb, 0xbf, 0x68, 0xc3, 0xa9, 0x6c, 0x6c, 0x6f]), ['\ufeffhéllo']);
+    // Not UTF-8: 0xff 0xfe, 'A', a backslash, a NUL.
+    assert.deepEqual(txt([0xff, 0xfe, 0x41, 0x5c, 0x00]), ['\\255\\254A\\\\\\000']);
+    // Each string on its own: one bad string does not change its neighbour.
+    assert.deepEqual(txt([0x6f, 0x6b], [0x80]), ['ok', '\\128']);
+  });
+
   it('skips the EDNS OPT pseudo-record and reads a TTL with the top bit set as 0 (RFC 2181 §8)', () => {
     assert.equal(
       toDnsRecord({
