@@ -15,7 +15,7 @@ type ApiRecordType = (typeof API_RECORD_TYPES)[number];
 const VALUE_FORMATS = `Values are close to what \`dig +short\` prints, without trailing dots:
 A \`192.0.2.1\`; AAAA compressed lower case \`2001:db8::1\`; MX \`10 mx.example.com\`; NS, CNAME and PTR the
 target name; TXT the record's character-strings joined as sent, without separators or quotes (as SPF and
-DKIM read them); SOA \`mname rname serial refresh retry expire minimum\`; SRV \`priority weight port target\`.
+DKIM read them; a string that is not UTF-8 in DNS presentation form, \`\\DDD\` per byte outside printable ASCII); SOA \`mname rname serial refresh retry expire minimum\`; SRV \`priority weight port target\`.
 Names keep the case the server sent. \`records\` holds every answer record of the asked type and, before
 them, the CNAMEs on the way (their \`record_type\` is CNAME), each with its TTL as the resolver reports it
 (counted down while cached). NXDOMAIN and "no records of this type" are answers (200, \`records: []\`,
