@@ -2,7 +2,7 @@ import type { TtlCache } from '../cache/ttl-cache.ts';
 import { DnsError, dnsFailureInWords } from '../dns/errors.ts';
 import type { Resolver } from '../dns/resolver.ts';
 import { type DnsblOutcome, type DnsblStatus, interpretDnsblOutcome } from './interpret.ts';
-import { type Dnsbl, dnsblQueryName } from './lists.ts';
+import { type Dnsbl, dnsblQueryName, hideZoneKeys } from './lists.ts';
 
 export interface DnsblResult {
   name: string;
@@ -65,7 +65,7 @@ export function createBlacklistChecker(options: {
         : null;
     return {
       name: list.name,
-      zone: list.zone,
+      zone: list.shownZone,
       listed: verdict.status === 'listed',
       status: verdict.status,
       return_codes: verdict.returnCodes,
@@ -90,6 +90,6 @@ export function createBlacklistChecker(options: {
 }
 
 function failureMessage(list: Dnsbl, error: unknown): string {
-  if (error instanceof DnsError) return `${list.zone}: ${dnsFailureInWords(error)}`;
-  return `${list.zone}: ${(error as Error).message}`;
+  if (error instanceof DnsError) return `${list.shownZone}: ${dnsFailureInWords(error)}`;
+  return hideZoneKeys(`${list.zone}: ${(error as Error).message}`);
 }

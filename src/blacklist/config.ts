@@ -6,7 +6,7 @@ export const blacklistConfigVariables = {
     name: 'DNSBL_ZONES',
     defaultText: 'the eight lists in the README',
     description:
-      'The lists `/api/v1/blacklist` checks, as `name=zone,...` (replaces the default set), e.g. a Spamhaus DQS zone `Spamhaus ZEN=<key>.zen.dq.spamhaus.net`.',
+      'The lists `/api/v1/blacklist` checks, as `name=zone,...` (replaces the default set), e.g. a Spamhaus DQS zone `Spamhaus ZEN=<key>.zen.dq.spamhaus.net` (shown as `[key].zen.dq.spamhaus.net`).',
     parse: (raw: string | undefined): readonly Dnsbl[] => (raw === undefined ? DEFAULT_DNSBLS : parseDnsblZones(raw)),
   },
   dnsblTimeoutMs: {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Answer } from 'dns-packet';
 import { interpretDnsblOutcome } from '../../src/blacklist/interpret.ts';
-import { DEFAULT_DNSBLS, dnsblQueryName, parseDnsblZones } from '../../src/blacklist/lists.ts';
+import { DEFAULT_DNSBLS, dnsblQueryName, hideZoneKeys, parseDnsblZones } from '../../src/blacklist/lists.ts';
 import { formatServer } from '../../src/dns/servers.ts';
 import { buildTestApp } from '../support/app.ts';
 import { type FakeDnsServer, soaRecord, startFakeDnsServer } from '../support/fake-dns-server.ts';
@@ -37,13 +37,26 @@ describe('lists', () => {
     assert.equal(dnsblQueryName('192.0.2.1', 'zen.spamhaus.org'), '1.2.0.192.zen.spamhaus.org');
   });
   it('parses DNSBL_ZONES and names bad entries', () => {
-    assert.deepEqual(parseDnsblZones('Mine=bl.example.test., Other=x.test'), [
-      { name: 'Mine', zone: 'bl.example.test' },
-      { name: 'Other', zone: 'x.test' },
+    assert.deepEqual(parseDnsblZones('Mine=bl.example.test., Other=x.test,'), [
+      { name: 'Mine', zone: 'bl.example.test', shownZone: 'bl.example.test' },
+      { name: 'Other', zone: 'x.test', shownZone: 'x.test' },
     ]);
     assert.throws(() => parseDnsblZones('nozone'), /"nozone" is not of the form name=zone/);
     assert.throws(() => parseDnsblZones('A=bad zone.test'), /"A=bad zone.test"/);
-    assert.throws(() => parseDnsblZones('A=x.test,B=x.test'), /twice/);
+    assert.throws(() => parseDnsblZones('A=x.test,B=x.test'), /the zone x\.test is listed twice/);
+  });
+  it('hides an access key in a zone wherever the zone is shown', () => {
+    const key = 'abcdefghij0123456789klmnop'; // 26 characters, as a Spamhaus DQS key
+    const [dqs] = parseDnsblZones(`Spamhaus ZEN=${key}.zen.dq.spamhaus.net`);
+    assert.equal(dqs?.zone, `${key}.zen.dq.spamhaus.net`, 'queried with the key');
+    assert.equal(dqs?.shownZone, '[key].zen.dq.spamhaus.net');
+    assert.equal(hideZoneKeys('dnsbl-1.uceprotect.net'), 'dnsbl-1.uceprotect.net');
+    assert.equal(hideZoneKeys(`x.${'f'.repeat(32)}.combined.mail.abusix.zone`), 'x.[key].combined.mail.abusix.zone');
+    // A malformed entry is quoted without its key.
+    assert.throws(
+      () => parseDnsblZones(`Spamhaus=${key}.zen.dq.spamhaus.net bad`),
+      (error: Error) => !error.message.includes(key) && /\[key\]/.test(error.message),
+    );
   });
 });
 
@@ -68,7 +81,11 @@ describe('GET /api/v1/blacklist', () => {
 
   before(async () => {
     dns = await startFakeDnsServer((question) => {
-      const zone = question.name.split('.').slice(4).join('.');
+      const zone = question.name
+        .split('.')
+        .slice(4)
+        .join('.')
+        .replace(/^[a-z0-9]{20,}\./, '');
       const isTxt = question.type === 'TXT';
       switch (zone) {
         case ZONES.listed:
@@ -139,6 +156,26 @@ describe('GET /api/v1/blacklist', () => {
     assert.equal(byName.listed.listed, true);
     assert.equal(byName.refusing.listed, false);
     assert.deepEqual([body.ip, body.total, body.listed, body.errors, body.clean], ['127.0.0.2', 8, 2, 5, false]);
+  });
+
+  it('never shows a key-bearing zone with its key, in results or in errors', async () => {
+    const key = 'abcdefghij0123456789klmnop';
+    const keyed = await buildTestApp({
+      DNS_SERVERS: formatServer(dns.server),
+      DNSBL_TIMEOUT_MS: '200',
+      // Served by the fake DNS server: not answering (an error that names the zone).
+      DNSBL_ZONES: `Spamhaus ZEN=${key}.silent-a.test`,
+    });
+    try {
+      const response = await keyed.inject({ url: '/api/v1/blacklist?ip=192.0.2.60' });
+      assert.equal(response.statusCode, 200);
+      assert.ok(!response.body.includes(key), response.body);
+      const [result] = response.json().results;
+      assert.equal(result.zone, '[key].silent-a.test');
+      assert.match(result.error, /^\[key\]\.silent-a\.test: no DNS server answered in time/);
+    } finally {
+      await keyed.close();
+    }
   });
 
   it('asks the lists in parallel: four silent lists cost one time-out, not four', async () => {
