@@ -29,6 +29,23 @@ test('every bad value is reported, each naming its variable', () => {
   );
 });
 
+test('REDIS_URL: the database number is 0 to 15, and a refusal never shows the password', () => {
+  assert.equal(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).redisUrl, 'redis://127.0.0.1:6379');
+  assert.equal(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379/15' }).redisUrl, 'redis://127.0.0.1:6379/15');
+  for (const db of ['abc', '16', '99', '-1', '01']) {
+    assert.throws(
+      () => loadConfig({ REDIS_URL: `redis://:s3cret@127.0.0.1:6379/${db}` }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        new RegExp(`REDIS_URL: the database after the host must be a number from 0 to 15, got "/${db}"`).test(
+          error.message,
+        ) &&
+        !error.message.includes('s3cret'),
+      db,
+    );
+  }
+});
+
 test("the README's configuration table matches the declared variables", () => {
   const readme = readFileSync(path.resolve(import.meta.dirname, '..', 'README.md'), 'utf8');
   assert.ok(readme === withTable(readme), 'README table is stale: run `npm run docs:config`');

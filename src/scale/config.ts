@@ -6,7 +6,7 @@ export const scaleConfigVariables = {
     name: 'REDIS_URL',
     defaultText: 'empty',
     description:
-      'Redis for rate-limit counters, the DNS, blacklist, reverse-DNS and WHOIS caches, and key revocations, shared by every instance (`redis://[user:password@]host:port[/db]`). Empty: all in this process.',
+      'Redis for rate-limit counters, the DNS, blacklist, reverse-DNS and WHOIS caches, and key revocations, shared by every instance (`redis://[user:password@]host:port[/db]`, db 0 to 15). Empty: all in this process.',
     parse: (raw: string | undefined): string | null => {
       const value = text('')(raw);
       if (value === '') return null;
@@ -18,6 +18,13 @@ export const scaleConfigVariables = {
       }
       if (url.protocol !== 'redis:' && url.protocol !== 'rediss:')
         throw new Error('must be a redis:// or rediss:// URL');
+      // The client takes the path as the database number and does not check it: '/abc' crashed the
+      // service after it had started, and a number the server lacks left it on database 0 unsaid.
+      // Redis has 16 databases unless configured otherwise.
+      const db = url.pathname.replace(/^\//, '');
+      if (db !== '' && !/^(?:[0-9]|1[0-5])$/.test(db)) {
+        throw new Error(`the database after the host must be a number from 0 to 15, got "/${db}"`);
+      }
       return value;
     },
   },
