@@ -52,6 +52,7 @@ async function serve(config: Config): Promise<void> {
 function supervise(config: Config): void {
   let stopping = false;
   let announced = false;
+  let exitCode = 0;
   const fork = () => cluster.fork();
   cluster.on('listening', (_worker, address) => {
     if (announced) return;
@@ -63,7 +64,17 @@ function supervise(config: Config): void {
   });
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(exitCode);
+      return;
+    }
+    if (!announced) {
+      // No worker has ever listened: the start itself failed (the worker printed why). As with one
+      // process, exit 1, rather than start it again every second for ever.
+      console.error(
+        `netinfo could not start: worker ${worker.process.pid} exited (${signal ?? code}) before listening`,
+      );
+      exitCode = 1;
+      stop('SIGTERM');
       return;
     }
     console.error(`worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
@@ -76,7 +87,7 @@ function supervise(config: Config): void {
     if (stopping) return;
     stopping = true;
     const workers = Object.values(cluster.workers ?? {});
-    if (workers.length === 0) process.exit(0);
+    if (workers.length === 0) process.exit(exitCode);
     for (const worker of workers) worker?.process.kill(signal);
   };
   process.on('SIGTERM', () => stop('SIGTERM'));

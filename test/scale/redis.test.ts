@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
@@ -10,6 +13,7 @@ import { createRedisRateLimitStore } from '../../src/limits/redis-store.ts';
 import { buildTestApp, manualClock } from '../support/app.ts';
 import { redisSkipReason, startRedis, type TestRedis } from '../support/redis-server.ts';
 import { startServiceProcess } from '../support/service-process.ts';
+import { serviceArguments } from '../support/start-command.ts';
 
 if (redisSkipReason) console.log(`# Redis tests skipped: ${redisSkipReason}`);
 
@@ -87,6 +91,38 @@ describe('with Redis (REDIS_URL)', { skip: redisSkipReason, timeout: 90_000 }, (
       assert.equal(statuses.filter((status) => status === 429).length, 10);
     } finally {
       assert.equal(await service.stop(), 0);
+    }
+  });
+
+  it('WORKERS=2: a start that fails (no worker ever listens) exits 1, not a restart every second', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'netinfo-workers-'));
+    try {
+      const child = spawn(process.execPath, serviceArguments(), {
+        cwd: path.resolve(import.meta.dirname, '..', '..'),
+        // A host name that cannot be resolved: every worker fails to listen.
+        env: {
+          ...process.env,
+          WORKERS: '2',
+          REDIS_URL: redis.url,
+          HOST: 'no-such-host.invalid',
+          PORT: '0',
+          DATA_DIR: dataDir,
+        },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk) => {
+        stderr += chunk;
+      });
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      const code = await Promise.race([exited, sleep(15_000).then(() => 'still running' as const)]);
+      if (code === 'still running') child.kill('SIGKILL');
+      assert.equal(code, 1, stderr);
+      assert.match(stderr, /netinfo could not start: .*no-such-host\.invalid/);
+      assert.match(stderr, /exited \(1\) before listening/);
+      assert.doesNotMatch(stderr, /starting another/);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 
