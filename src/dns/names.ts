@@ -47,7 +47,8 @@ export function normaliseQueryName(input: string): NameResult {
 }
 
 /** The WHATWG URL host parser's test: a last label of digits, or 0x and hex digits, makes it IPv4. */
-function endsInNumber(name: string): boolean {
+/** True when the last label is a number (`127.1`, `0x7f`): an IPv4 address in a legacy form to URL parsers. */
+export function endsInNumber(name: string): boolean {
   const last = name.slice(name.lastIndexOf('.') + 1);
   return /^[0-9]+$/.test(last) || /^0x[0-9a-f]*$/i.test(last);
 }

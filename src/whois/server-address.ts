@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { endsInNumber } from '../dns/names.ts';
 
 /** A WHOIS server to connect to: a host name or IP literal, and its TCP port. */
 export interface WhoisServerAddress {
@@ -35,6 +36,11 @@ export function parseWhoisServer(text: string, defaultPort = WHOIS_PORT): Server
   }
   if (host === '' || (isIP(host) === 0 && !HOST_NAME.test(host))) {
     return { ok: false, reason: `"${text}" is not a host name or an IP address` };
+  }
+  // '127.1' or '999.1.1.1' passed the pattern above, and then every lookup failed on it (the
+  // resolver refuses such names): refused here, at startup for WHOIS_SERVER.
+  if (isIP(host) === 0 && endsInNumber(host)) {
+    return { ok: false, reason: `"${host}" ends in a number but is not an IPv4 address as a.b.c.d` };
   }
   let port = defaultPort;
   if (portText !== undefined) {

@@ -46,6 +46,11 @@ test('parseWhoisServer reads WHOIS_SERVER and referral forms', () => {
     ['whois.example:', null],
     ['who is', null],
     ['[whois.example]:43', null],
+    // IPv4 addresses in legacy forms to URL parsers: refused, not connected to as something else.
+    ['127.1:4344', null],
+    ['999.1.1.1', null],
+    ['0x7f.1', null],
+    ['whois.nic.xn--p1ai', 'whois.nic.xn--p1ai:43'],
   ];
   for (const [input, expected] of cases) {
     const parsed = parseWhoisServer(input);
