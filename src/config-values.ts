@@ -44,12 +44,15 @@ export function httpUrl(fallback: string) {
   return (raw: string | undefined): string => {
     const value = text(fallback)(raw);
     let url: URL;
+    // A password in the URL is not quoted back.
+    const shown = value.replace(/(\/\/[^/@:]*:)[^/@]*@/, '$1***@');
     try {
       url = new URL(value);
     } catch {
-      throw new Error(`must be an http(s) URL, got "${raw}"`);
+      throw new Error(`must be an http(s) URL, got "${shown}"`);
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`must be an http(s) URL, got "${raw}"`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new Error(`must be an http(s) URL, got "${shown}"`);
     return value;
   };
 }

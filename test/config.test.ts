@@ -46,6 +46,16 @@ test('REDIS_URL: the database number is 0 to 15, and a refusal never shows the p
   }
 });
 
+test('a download URL that is refused is quoted without its password', () => {
+  assert.throws(
+    () => loadConfig({ FEED_TOR_URL: 'htp://mirror:PW123@127.0.0.1/tor' }),
+    (error: unknown) =>
+      error instanceof ConfigError &&
+      /mirror:\*\*\*@127\.0\.0\.1/.test(error.message) &&
+      !error.message.includes('PW123'),
+  );
+});
+
 test("the README's configuration table matches the declared variables", () => {
   const readme = readFileSync(path.resolve(import.meta.dirname, '..', 'README.md'), 'utf8');
   assert.ok(readme === withTable(readme), 'README table is stale: run `npm run docs:config`');

@@ -253,6 +253,38 @@ describe('npm run data:update (runDataUpdate) against a local HTTP server', {
     }
   });
 
+  it('credentials in a URL are sent as Basic authentication and never shown or stored', async () => {
+    const dir = mkdtempSync(path.resolve('.tmp', 'auth-'));
+    try {
+      server.set('/auth-city.mmdb.gz', (request) =>
+        request.headers.authorization === `Basic ${Buffer.from('123456:s3cret/pw').toString('base64')}`
+          ? { body: gzipSync(mmdb('GeoIP2-City-Test')) }
+          : { status: 401 },
+      );
+      server.set('/auth-asn.mmdb.gz', { status: 500 });
+      const plan = planFor(server, dir);
+      const withUser = (file: string) => server.origin.replace('//', '//123456:s3cret%2Fpw@') + file;
+      const urls = {
+        ...Object.fromEntries(Object.keys(plan.urls).map((id) => [id, null])),
+        city: withUser('/auth-city.mmdb.gz'),
+        asn: withUser('/auth-asn.mmdb.gz'),
+      } as UpdatePlan['urls'];
+      const lines: string[] = [];
+      const reports = await runDataUpdate({ ...plan, urls }, { now: () => NOW, log: (line) => lines.push(line) });
+      assert.deepEqual(
+        reports.filter((r) => r.outcome !== 'skipped').map((r) => r.outcome),
+        ['updated', 'failed'],
+      );
+      const manifestText = await readFile(ipDataPaths(dir).manifest, 'utf8');
+      for (const text of [JSON.stringify(reports), lines.join('\n'), manifestText]) {
+        assert.equal(text.includes('s3cret'), false, text);
+      }
+      assert.match(manifestText, /\/\/123456:\*\*\*@127\.0\.0\.1/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('one update at a time: a live lock refuses, a dead owner’s or a stale lock is taken over', async () => {
     const { lock } = ipDataPaths(dataDir);
     await writeFile(lock, JSON.stringify({ pid: process.pid, startedAt: NOW.toISOString() }));
@@ -292,5 +324,6 @@ describe('source URLs', () => {
       'Failed to parse URL from https://m.test/***/x?k=***',
     );
     assert.equal(hideLicenseKey('nothing to hide', null), 'nothing to hide');
+    assert.equal(redactUrl('https://acct:k3y@m.test/d'), 'https://acct:***@m.test/d');
   });
 });

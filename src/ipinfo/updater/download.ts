@@ -40,9 +40,10 @@ export async function downloadToFile(
   if (options.lastModified) headers['if-modified-since'] = options.lastModified;
   const signal = AbortSignal.timeout(options.timeoutMs);
   const shown = redactUrl(url);
+  const target = withoutCredentials(url, headers);
   let response: Response;
   try {
-    response = await (options.fetch ?? fetch)(url, { headers, signal, redirect: 'follow' });
+    response = await (options.fetch ?? fetch)(target, { headers, signal, redirect: 'follow' });
   } catch (error) {
     throw new UpdateError(`${shown}: ${describeFetchError(error, options.timeoutMs)}`);
   }
@@ -91,9 +92,33 @@ export async function downloadToFile(
   return { status: 'downloaded', bytes, ...(etag ? { etag } : {}), ...(lastModified ? { lastModified } : {}) };
 }
 
-/** The URL as it may be logged and stored: a MaxMind licence key is replaced by `***`. */
+/**
+ * The URL to fetch: credentials written into it (`https://user:password@host/...`, as MaxMind's
+ * downloads take an account id and a licence key) go into an Authorization header instead, since
+ * fetch refuses a URL that carries them. A URL that does not parse is left for fetch to refuse.
+ */
+function withoutCredentials(url: string, headers: Record<string, string>): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  if (parsed.username === '' && parsed.password === '') return url;
+  const user = decodeURIComponent(parsed.username);
+  const password = decodeURIComponent(parsed.password);
+  headers.authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+  parsed.username = '';
+  parsed.password = '';
+  return parsed.href;
+}
+
+/**
+ * The URL as it may be logged and stored: a MaxMind licence key and the password of credentials in
+ * the URL are replaced by `***`.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(/(license_key=)[^&]*/gi, '$1***');
+  return url.replace(/(license_key=)[^&]*/gi, '$1***').replace(/(\/\/[^/@:]*:)[^/@]*@/, '$1***@');
 }
 
 /**
