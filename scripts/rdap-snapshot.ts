@@ -12,6 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import {
   type BootstrapFile,
   type BootstrapSnapshot,
@@ -20,10 +21,12 @@ import {
 } from '../src/whois/rdap/bootstrap.ts';
 import { SHIPPED_SNAPSHOT_PATH } from '../src/whois/rdap/bootstrap-store.ts';
 
-function argument(name: string): string | undefined {
-  const index = process.argv.indexOf(name);
-  return index === -1 ? undefined : process.argv[index + 1];
-}
+const USAGE = `usage: npm run rdap:snapshot [-- --url <directory URL>]
+       npm run rdap:snapshot -- --from-freewhois <freewhois-x.y.z.tgz | package dir> --date YYYY-MM-DD
+Rewrites ${path.relative(process.cwd(), SHIPPED_SNAPSHOT_PATH)} (the RDAP bootstrap snapshot the service ships).`;
+
+/** IANA's dns.json has several hundred services; far fewer means a broken or wrong source. */
+const MIN_DNS_SERVICES = 100;
 
 function fromFreewhois(location: string, date: string): BootstrapSnapshot {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new Error('--date must be the package publication date, YYYY-MM-DD');
@@ -61,7 +64,12 @@ function fromFreewhois(location: string, date: string): BootstrapSnapshot {
 async function fromUrl(base: string): Promise<BootstrapSnapshot> {
   const directory = base.endsWith('/') ? base : `${base}/`;
   const fetchFile = async (name: string): Promise<BootstrapFile> => {
-    const response = await fetch(`${directory}${name}`, { signal: AbortSignal.timeout(30_000) });
+    const response = await fetch(`${directory}${name}`, { signal: AbortSignal.timeout(30_000) }).catch(
+      (error: Error) => {
+        const cause = error.cause as { code?: string; message?: string } | undefined;
+        throw new Error(`${directory}${name}: ${cause?.code ?? cause?.message ?? error.message}`);
+      },
+    );
     if (!response.ok) throw new Error(`${directory}${name}: HTTP ${response.status}`);
     return checkBootstrapFile(await response.json(), name);
   };
@@ -76,20 +84,47 @@ async function fromUrl(base: string): Promise<BootstrapSnapshot> {
   };
 }
 
-const freewhois = argument('--from-freewhois');
-const snapshot = freewhois
-  ? fromFreewhois(freewhois, argument('--date') ?? '')
-  : await fromUrl(argument('--url') ?? process.env.RDAP_BOOTSTRAP_URL ?? 'https://data.iana.org/rdap/');
-writeFileSync(SHIPPED_SNAPSHOT_PATH, `${JSON.stringify(snapshot, null, 2)}\n`);
-// The project's formatter decides the layout (one service a line), so `biome ci` stays green.
-execFileSync(
-  path.resolve(import.meta.dirname, '..', 'node_modules', '.bin', 'biome'),
-  ['format', '--write', SHIPPED_SNAPSHOT_PATH],
-  {
-    stdio: 'ignore',
-  },
-);
-const counts = indexBootstrap(snapshot).counts;
-console.log(
-  `${path.relative(process.cwd(), SHIPPED_SNAPSHOT_PATH)}: ${counts.dns} TLDs, ${counts.ipv4} IPv4 and ${counts.ipv6} IPv6 blocks, from ${snapshot.source}`,
-);
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      'from-freewhois': { type: 'string' },
+      date: { type: 'string' },
+      url: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  const freewhois = values['from-freewhois'];
+  const snapshot = freewhois
+    ? fromFreewhois(freewhois, values.date ?? '')
+    : await fromUrl(values.url ?? process.env.RDAP_BOOTSTRAP_URL ?? 'https://data.iana.org/rdap/');
+  if (snapshot.dns.services.length < MIN_DNS_SERVICES) {
+    throw new Error(
+      `the domain registry has ${snapshot.dns.services.length} services (IANA's has several hundred); the snapshot is left as it was`,
+    );
+  }
+  writeFileSync(SHIPPED_SNAPSHOT_PATH, `${JSON.stringify(snapshot, null, 2)}\n`);
+  // The project's formatter decides the layout (one service a line), so `biome ci` stays green.
+  execFileSync(
+    path.resolve(import.meta.dirname, '..', 'node_modules', '.bin', 'biome'),
+    ['format', '--write', SHIPPED_SNAPSHOT_PATH],
+    { stdio: 'ignore' },
+  );
+  const counts = indexBootstrap(snapshot).counts;
+  console.log(
+    `${path.relative(process.cwd(), SHIPPED_SNAPSHOT_PATH)}: ${counts.dns} TLDs, ${counts.ipv4} IPv4 and ${counts.ipv6} IPv6 blocks, from ${snapshot.source}`,
+  );
+}
+
+// One line that says what went wrong (an unknown option, an unreachable source, a bad package), not
+// a stack trace; the shipped snapshot is only written once everything has been checked.
+await main().catch((error: Error) => {
+  console.error(`rdap:snapshot: ${error.message}`);
+  if ((error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) console.error(USAGE);
+  process.exit(1);
+});

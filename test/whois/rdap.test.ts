@@ -145,6 +145,25 @@ test('a miss waits for a refresh at most missWaitMs; the refresh goes on and ser
   assert.deepEqual(await store.domainServers('b.newtld'), ['https://newtld.example/']);
 });
 
+test('a refresh whose domain registry is empty is refused; the data in use stays', async () => {
+  const outcomes: RefreshOutcome[] = [];
+  const store = createRdapBootstrapStore({
+    snapshot: snapshot([[['com'], ['https://com.example/']]]),
+    refreshUrl: 'https://mirror.example/rdap/',
+    refreshIntervalMs: 24 * 3_600_000,
+    missWaitMs: 5000,
+    onRefresh: (outcome) => outcomes.push(outcome),
+    fetchText: async (url) => {
+      if (url.endsWith('dns.json')) return JSON.stringify({ services: [] });
+      throw new Error('HTTP 404');
+    },
+  });
+  assert.deepEqual(await store.domainServers('a.unknown'), []);
+  assert.equal(outcomes.at(-1)?.ok, false);
+  assert.match(JSON.stringify(outcomes.at(-1)), /dns\.json lists no services/);
+  assert.deepEqual(await store.domainServers('a.com'), ['https://com.example/']);
+});
+
 test('RDAP_BOOTSTRAP_REFRESH_HOURS=0 keeps the snapshot and never fetches', async () => {
   // Counted rather than failed inside fetchText: the store catches a failing fetch (it keeps the
   // data in use), so an assertion thrown there would be swallowed.

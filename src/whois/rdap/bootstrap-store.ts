@@ -78,6 +78,9 @@ export function createRdapBootstrapStore(options: RdapBootstrapStoreOptions): Rd
         fetchFile('ipv6.json'),
       ]);
       if (dns.status === 'rejected') throw dns.reason;
+      // A mirror serving an empty registry must not wipe the data in use. (A small one is allowed:
+      // an operator's own mirror may list only the TLDs it cares about.)
+      if (dns.value.services.length === 0) throw new Error('dns.json lists no services');
       // The address registries are kept from before when only they failed.
       data = {
         source: base,
