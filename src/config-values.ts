@@ -17,7 +17,8 @@ export interface ConfigVariable<T> {
 export function integerIn(min: number, max: number, fallback: number) {
   return (raw: string | undefined): number => {
     if (raw === undefined || raw.trim() === '') return fallback;
-    const value = Number(raw);
+    // Digits only: Number() would also take '0x1F90', '0b101', '+5' and '10.', which no one means.
+    const value = /^\s*\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
     if (!Number.isInteger(value) || value < min || value > max) {
       throw new Error(`must be a whole number from ${min} to ${max}, got "${raw}"`);
     }

@@ -46,6 +46,13 @@ test('REDIS_URL: the database number is 0 to 15, and a refusal never shows the p
   }
 });
 
+test('numbers are written in digits: hexadecimal, binary, signs and trailing dots are refused', () => {
+  assert.equal(loadConfig({ PORT: ' 8081 ' }).port, 8081);
+  for (const port of ['0x1F90', '0b101', '+5', '10.', '1e3', '8080abc']) {
+    assert.throws(() => loadConfig({ PORT: port }), /PORT: must be a whole number/, port);
+  }
+});
+
 test('a download URL that is refused is quoted without its password', () => {
   assert.throws(
     () => loadConfig({ FEED_TOR_URL: 'htp://mirror:PW123@127.0.0.1/tor' }),

@@ -24,6 +24,7 @@ export const KEY_QUOTA: Readonly<Record<Exclude<Tier, 'public'>, number>> = Obje
  */
 export function parseRateLimits(raw: string): TierLimits {
   const limits: Record<Tier, WindowLimits> = { ...DEFAULT_TIER_LIMITS };
+  const given = new Set<string>();
   for (const part of raw.split(',')) {
     const entry = part.trim();
     if (entry === '') continue;
@@ -34,6 +35,9 @@ export function parseRateLimits(raw: string): TierLimits {
     if (!(TIERS as readonly string[]).includes(tier)) {
       throw new Error(`unknown tier "${name}" (tiers: ${TIERS.join(', ')})`);
     }
+    // Two entries for one tier: one would be silently dropped.
+    if (given.has(tier)) throw new Error(`the tier "${tier}" is given twice`);
+    given.add(tier);
     const hourly = Number(hourlyText);
     const daily = Number(dailyText);
     if (hourly < 1 || daily < 1 || !Number.isSafeInteger(hourly) || !Number.isSafeInteger(daily)) {

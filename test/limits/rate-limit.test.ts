@@ -178,6 +178,7 @@ test('parseRateLimits keeps defaults for tiers left out and names bad entries', 
   assert.throws(() => parseRateLimits('gold=1/2'), /unknown tier "gold"/);
   assert.throws(() => parseRateLimits('public=100'), /"public=100"/);
   assert.throws(() => parseRateLimits('public=100/50'), /daily limit is below/);
+  assert.throws(() => parseRateLimits('public=1/2,public=3/4'), /the tier "public" is given twice/);
 });
 
 test('the memory store answers without a promise (the hook relies on it for its fast path)', () => {
