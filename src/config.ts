@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { accountsConfigVariables } from './accounts/config.ts';
 import { blacklistConfigVariables } from './blacklist/config.ts';
@@ -30,7 +31,15 @@ const coreVariables = {
     name: 'HOST',
     defaultText: '`::`',
     description: 'Listen address; `::` accepts IPv4 and IPv6 clients (dual-stack).',
-    parse: text('::'),
+    parse: (raw: string | undefined): string => {
+      const value = text('::')(raw);
+      // Node would only say "getaddrinfo ENOTFOUND [::1]" when it tries to listen.
+      if (/^\[.*\]$/.test(value)) throw new Error(`write an IPv6 address without brackets (${value.slice(1, -1)})`);
+      if (isIP(value) === 0 && value.includes(':')) {
+        throw new Error(`must be an address or a host name without a port (set PORT for that), got "${value}"`);
+      }
+      return value;
+    },
   },
   trustProxy: {
     name: 'TRUST_PROXY',

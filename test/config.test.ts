@@ -53,6 +53,13 @@ test('numbers are written in digits: hexadecimal, binary, signs and trailing dot
   }
 });
 
+test('HOST: an address or a name, without brackets or a port', () => {
+  assert.equal(loadConfig({ HOST: '::1' }).host, '::1');
+  assert.equal(loadConfig({ HOST: 'localhost' }).host, 'localhost');
+  assert.throws(() => loadConfig({ HOST: '[::1]' }), /HOST: write an IPv6 address without brackets \(::1\)/);
+  assert.throws(() => loadConfig({ HOST: '127.0.0.1:80' }), /HOST: must be an address or a host name without a port/);
+});
+
 test('a download URL that is refused is quoted without its password', () => {
   assert.throws(
     () => loadConfig({ FEED_TOR_URL: 'htp://mirror:PW123@127.0.0.1/tor' }),
