@@ -223,66 +223,59 @@ describe('npm run data:update (runDataUpdate) against a local HTTP server', {
     }
   });
 
-  it('the licence key is masked wherever a URL carries it, in reports, log lines and the manifest', async () => {
-    const dir = mkdtempSync(path.resolve('.tmp', 'key-'));
+  /**
+   * Updates City and ASN only, from the URLs given (City served, ASN failing with 500), in a
+   * directory of its own; returns every text a secret could leak into: reports, log lines, manifest.
+   */
+  async function updateCityAndAsn(urls: { city: string; asn: string }, overrides: Partial<UpdatePlan> = {}) {
+    const dir = mkdtempSync(path.resolve('.tmp', 'secret-'));
     try {
-      const key = 'K3y/With+Chars';
-      const encoded = encodeURIComponent(key);
-      server.set(`/key-city?key=${encoded}`, { body: gzipSync(mmdb('GeoIP2-City-Test')) });
-      server.set(`/key-asn/${encoded}/asn.mmdb.gz`, { status: 500 });
-      const plan = planFor(server, dir, { licenseKey: key });
-      const urls = {
+      const plan = planFor(server, dir, overrides);
+      const only = {
         ...Object.fromEntries(Object.keys(plan.urls).map((id) => [id, null])),
-        city: `${server.origin}/key-city?key={license_key}`,
-        asn: `${server.origin}/key-asn/{license_key}/asn.mmdb.gz`,
+        ...urls,
       } as UpdatePlan['urls'];
       const lines: string[] = [];
-      const reports = await runDataUpdate({ ...plan, urls }, { now: () => NOW, log: (line) => lines.push(line) });
+      const reports = await runDataUpdate({ ...plan, urls: only }, { now: () => NOW, log: (line) => lines.push(line) });
       assert.deepEqual(
         reports.filter((r) => r.outcome !== 'skipped').map((r) => r.outcome),
         ['updated', 'failed'],
       );
       const manifestText = await readFile(ipDataPaths(dir).manifest, 'utf8');
-      for (const text of [JSON.stringify(reports), lines.join('\n'), manifestText]) {
-        assert.equal(text.includes(key) || text.includes(encoded), false, text);
-      }
-      assert.match(manifestText, /key-city\?key=\*\*\*/);
-      assert.match(JSON.stringify(reports), /key-asn\/\*\*\*\/asn\.mmdb\.gz: HTTP 500/);
+      return { reportsText: JSON.stringify(reports), logText: lines.join('\n'), manifestText };
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  }
+
+  it('the licence key is masked wherever a URL carries it, in reports, log lines and the manifest', async () => {
+    const key = 'K3y/With+Chars';
+    const encoded = encodeURIComponent(key);
+    server.set(`/key-city?key=${encoded}`, { body: gzipSync(mmdb('GeoIP2-City-Test')) });
+    server.set(`/key-asn/${encoded}/asn.mmdb.gz`, { status: 500 });
+    const texts = await updateCityAndAsn(
+      {
+        city: `${server.origin}/key-city?key={license_key}`,
+        asn: `${server.origin}/key-asn/{license_key}/asn.mmdb.gz`,
+      },
+      { licenseKey: key },
+    );
+    for (const text of Object.values(texts)) assert.equal(text.includes(key) || text.includes(encoded), false, text);
+    assert.match(texts.manifestText, /key-city\?key=\*\*\*/);
+    assert.match(texts.reportsText, /key-asn\/\*\*\*\/asn\.mmdb\.gz: HTTP 500/);
   });
 
   it('credentials in a URL are sent as Basic authentication and never shown or stored', async () => {
-    const dir = mkdtempSync(path.resolve('.tmp', 'auth-'));
-    try {
-      server.set('/auth-city.mmdb.gz', (request) =>
-        request.headers.authorization === `Basic ${Buffer.from('123456:s3cret/pw').toString('base64')}`
-          ? { body: gzipSync(mmdb('GeoIP2-City-Test')) }
-          : { status: 401 },
-      );
-      server.set('/auth-asn.mmdb.gz', { status: 500 });
-      const plan = planFor(server, dir);
-      const withUser = (file: string) => server.origin.replace('//', '//123456:s3cret%2Fpw@') + file;
-      const urls = {
-        ...Object.fromEntries(Object.keys(plan.urls).map((id) => [id, null])),
-        city: withUser('/auth-city.mmdb.gz'),
-        asn: withUser('/auth-asn.mmdb.gz'),
-      } as UpdatePlan['urls'];
-      const lines: string[] = [];
-      const reports = await runDataUpdate({ ...plan, urls }, { now: () => NOW, log: (line) => lines.push(line) });
-      assert.deepEqual(
-        reports.filter((r) => r.outcome !== 'skipped').map((r) => r.outcome),
-        ['updated', 'failed'],
-      );
-      const manifestText = await readFile(ipDataPaths(dir).manifest, 'utf8');
-      for (const text of [JSON.stringify(reports), lines.join('\n'), manifestText]) {
-        assert.equal(text.includes('s3cret'), false, text);
-      }
-      assert.match(manifestText, /\/\/123456:\*\*\*@127\.0\.0\.1/);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    server.set('/auth-city.mmdb.gz', (request) =>
+      request.headers.authorization === `Basic ${Buffer.from('123456:s3cret/pw').toString('base64')}`
+        ? { body: gzipSync(mmdb('GeoIP2-City-Test')) }
+        : { status: 401 },
+    );
+    server.set('/auth-asn.mmdb.gz', { status: 500 });
+    const withUser = (file: string) => server.origin.replace('//', '//123456:s3cret%2Fpw@') + file;
+    const texts = await updateCityAndAsn({ city: withUser('/auth-city.mmdb.gz'), asn: withUser('/auth-asn.mmdb.gz') });
+    for (const text of Object.values(texts)) assert.equal(text.includes('s3cret'), false, text);
+    assert.match(texts.manifestText, /\/\/123456:\*\*\*@127\.0\.0\.1/);
   });
 
   it('one update at a time: a live lock refuses, a dead owner’s or a stale lock is taken over', async () => {
