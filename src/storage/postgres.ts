@@ -352,6 +352,13 @@ export async function openPostgresRepository(
         toKey,
       );
     },
+    async oneKeyPerVersion() {
+      return (
+        await query(
+          'SELECT * FROM api_keys WHERE id IN (SELECT MIN(id) FROM api_keys GROUP BY key_version) ORDER BY key_version',
+        )
+      ).map(toKey);
+    },
     async replaceKeySecret(keyId, fromVersion, lookupHash, secret) {
       const rows = await query(
         `UPDATE api_keys SET lookup_hash = $1, key_version = $2, nonce = $3, ciphertext = $4, tag = $5

@@ -105,6 +105,8 @@ export interface AccountRepository {
   revokeKey(accountId: string, keyId: string, revokedAt: number): Promise<boolean>;
   /** Keys (revoked ones too) whose secret is under another master key version than `version`. */
   listKeysNotAtVersion(version: number): Promise<ApiKeyRecord[]>;
+  /** One stored key (revoked ones too) of each master key version in use, to test MASTER_KEY against. */
+  oneKeyPerVersion(): Promise<ApiKeyRecord[]>;
   /**
    * Stores a key's new lookup hash and encrypted copy after a master key rotation, only if it is
    * still under `fromVersion` (so two rotations running at once cannot overwrite each other).

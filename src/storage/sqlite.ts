@@ -106,6 +106,9 @@ export function openSqliteRepository(file: string): AccountRepository {
       'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)',
     ),
     keysNotAtVersion: statement('SELECT * FROM api_keys WHERE key_version <> ? ORDER BY created_at, id'),
+    oneKeyPerVersion: statement(
+      'SELECT * FROM api_keys WHERE id IN (SELECT MIN(id) FROM api_keys GROUP BY key_version) ORDER BY key_version',
+    ),
     replaceSecret: statement(
       `UPDATE api_keys SET lookup_hash = ?, key_version = ?, nonce = ?, ciphertext = ?, tag = ?
        WHERE id = ? AND key_version = ?`,
@@ -197,6 +200,9 @@ export function openSqliteRepository(file: string): AccountRepository {
     },
     async listKeysNotAtVersion(version) {
       return (sql.keysNotAtVersion.all(version) as Row[]).map(toKey);
+    },
+    async oneKeyPerVersion() {
+      return (sql.oneKeyPerVersion.all() as Row[]).map(toKey);
     },
     async replaceKeySecret(keyId, fromVersion, lookupHash, secret) {
       const result = sql.replaceSecret.run(

@@ -8,6 +8,7 @@ import { decryptApiKey, deriveKeyMaterial, lookupHash } from '../../src/accounts
 import { parseMasterKey } from '../../src/accounts/master-key.ts';
 import type { EncryptedSecret } from '../../src/storage/repository.ts';
 import { buildAccountsApp, PASSWORD, sessionClient } from '../support/accounts.ts';
+import { buildTestApp } from '../support/app.ts';
 import { captureLog } from '../support/log-capture.ts';
 
 async function filesUnder(directory: string): Promise<string[]> {
@@ -160,6 +161,39 @@ test('a restart keeps the generated master key, so keys stay valid', async () =>
   assert.equal(response.headers['x-ratelimit-limit'], '1000');
   await restarted.close();
   await close();
+});
+
+test('a MASTER_KEY that cannot verify the stored keys is reported by /readyz, not found out by 401s', async () => {
+  const original = randomBytes(32).toString('base64');
+  const first = await buildAccountsApp({ MASTER_KEY: original });
+  const session = sessionClient(first.app);
+  await session.signup('keys@example.com', PASSWORD);
+  assert.equal((await session.createKey('one')).statusCode, 201);
+  await first.app.close();
+  const accountsCheck = async (masterKey: string) => {
+    const again = await buildTestApp({ DATA_DIR: first.dataDir, MASTER_KEY: masterKey });
+    try {
+      // The check runs as the app starts; a few turns for SQLite to answer.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return (await again.inject({ url: '/readyz' })).json().checks.accounts;
+    } finally {
+      await again.close();
+    }
+  };
+  try {
+    assert.deepEqual(await accountsCheck(original), { state: 'ready' });
+    const fresh = await accountsCheck(randomBytes(32).toString('base64'));
+    assert.equal(fresh.state, 'degraded');
+    assert.match(fresh.detail, /MASTER_KEY version 1 does not decrypt the stored API keys/);
+    const onlyNew = await accountsCheck(`v2:${randomBytes(32).toString('base64')}`);
+    assert.equal(onlyNew.state, 'degraded');
+    assert.match(onlyNew.detail, /under master key version 1, which MASTER_KEY does not hold/);
+    assert.deepEqual(await accountsCheck(`v2:${randomBytes(32).toString('base64')},v1:${original}`), {
+      state: 'ready',
+    });
+  } finally {
+    await first.close();
+  }
 });
 
 test('a malformed MASTER_KEY stops startup with a message that does not repeat it', async () => {

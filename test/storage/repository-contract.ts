@@ -218,6 +218,11 @@ export function repositoryContract(
       await repository.createKeyWithinQuota(current, 5);
       await repository.revokeKey(ann.id, current.id, 5);
       assert.deepEqual(
+        (await repository.oneKeyPerVersion()).map((record) => record.secret.keyVersion),
+        [1, 2],
+        'revoked keys count: they are rotated too',
+      );
+      assert.deepEqual(
         (await repository.listKeysNotAtVersion(2)).map((record) => record.id),
         [old.id],
       );
@@ -228,6 +233,11 @@ export function repositoryContract(
       assert.equal((await repository.findKeyOwner('new-hash'))?.keyId, old.id);
       assert.deepEqual((await repository.listActiveKeys(ann.id))[0]?.secret, secret);
       assert.deepEqual(await repository.listKeysNotAtVersion(2), []);
+      assert.deepEqual(
+        (await repository.oneKeyPerVersion()).map((record) => record.secret.keyVersion),
+        [2],
+        'one key of each version in use',
+      );
     },
   );
 }
