@@ -7,6 +7,7 @@ import { API_KEY_COLUMNS, apiKeyValues, type Row, toAccount, toAccountSummary, t
 
 /** How long a connection waits for another process's write lock before giving up. */
 const BUSY_TIMEOUT_MS = 5000;
+const SQLITE_BUSY = 5;
 
 /**
  * Opens (creating if needed) the SQLite database and brings its schema up to date.
@@ -23,7 +24,7 @@ export function openSqliteDatabase(file: string): DatabaseSync {
   closeSync(openSync(file, 'a', 0o600));
   const db = new DatabaseSync(file, { timeout: BUSY_TIMEOUT_MS, enableForeignKeyConstraints: true });
   try {
-    db.exec('PRAGMA journal_mode = WAL');
+    switchToWal(db);
     db.exec('PRAGMA synchronous = FULL');
     migrate(db);
   } catch (error) {
@@ -31,6 +32,26 @@ export function openSqliteDatabase(file: string): DatabaseSync {
     throw error;
   }
   return db;
+}
+
+/**
+ * Switches a new database to WAL, trying again while another process does the same. The switch
+ * upgrades a shared lock to an exclusive one, and SQLite answers "database is locked" at once rather
+ * than wait its busy timeout (waiting could deadlock two upgraders): with WORKERS > 1 on a fresh
+ * DATA_DIR, about one start in thirty lost that race and the worker exited.
+ */
+function switchToWal(db: DatabaseSync): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (const deadline = Date.now() + BUSY_TIMEOUT_MS; ; ) {
+    try {
+      db.exec('PRAGMA journal_mode = WAL');
+      return;
+    } catch (error) {
+      const busy = (error as { errcode?: number }).errcode === SQLITE_BUSY;
+      if (!busy || Date.now() > deadline) throw error;
+      Atomics.wait(pause, 0, 0, 5);
+    }
+  }
 }
 
 /** Applies pending migrations in one write transaction, so concurrent starters apply each once. */

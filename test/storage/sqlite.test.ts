@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
+import { Worker } from 'node:worker_threads';
 import { loadConfig } from '../../src/config.ts';
 import { databaseFile, parseDatabaseUrl } from '../../src/storage/config.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/storage/migrations.ts';
@@ -78,6 +79,30 @@ test('WAL, synchronous FULL, foreign keys on, and the file is private (0600)', a
   db.close();
   assert.equal((await stat(file)).mode & 0o777, 0o600);
   await cleanup();
+});
+
+test('several processes opening a fresh database at the same moment all succeed (WORKERS > 1)', async () => {
+  // Threads stand in for processes: each has its own SQLite connection, and a barrier makes them
+  // open each file together. Switching a new file to WAL used to fail at once for about one opener
+  // in thirty ("database is locked").
+  const dir = await mkdtemp(path.join(tmpdir(), 'netinfo-open-race-'));
+  try {
+    const workers = 3;
+    const files = Array.from({ length: 60 }, (_, index) => path.join(dir, `race-${index}.db`));
+    const gates = new Int32Array(new SharedArrayBuffer(4 * files.length));
+    const errors = await Promise.all(
+      Array.from({ length: workers }, async () => {
+        const worker = new Worker(new URL('./sqlite-open-worker.ts', import.meta.url), {
+          workerData: { files, gates, workers },
+        });
+        const [reported] = (await once(worker, 'message')) as [string[]];
+        return reported;
+      }),
+    );
+    assert.deepEqual(errors.flat(), []);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 test('a write that returned survives the process being killed at once (SIGKILL)', async () => {
