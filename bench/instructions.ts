@@ -20,6 +20,7 @@ import autocannon from 'autocannon';
 import { type ListeningProcess, startListeningProcess } from '../test/support/listening-process.ts';
 import { serviceArguments } from '../test/support/start-command.ts';
 import {
+  CONNECTIONS,
   loadOptions,
   SCENARIOS,
   type ScenarioSetup,
@@ -30,7 +31,6 @@ import {
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 10_000);
 const WARMUP_REQUESTS = Number(process.env.BENCH_WARMUP_REQUESTS ?? 40_000);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 
 if (spawnSync('valgrind', ['--version']).status !== 0) {
   console.error('valgrind is not installed (Debian: apt-get install valgrind)');
@@ -69,7 +69,7 @@ async function drive(url: string, setup: ScenarioSetup | undefined, amount: numb
     connections: CONNECTIONS,
     amount,
     timeout: 30,
-    ...loadOptions(setup, CONNECTIONS),
+    ...loadOptions(setup),
   });
   if (result.non2xx > 0 || (result.errors > 0 && !warmUp)) {
     throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);

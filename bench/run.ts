@@ -7,6 +7,7 @@ import autocannon from 'autocannon';
 import { type ListeningProcess, startListeningProcess } from '../test/support/listening-process.ts';
 import { serviceArguments } from '../test/support/start-command.ts';
 import {
+  CONNECTIONS,
   loadOptions,
   SCENARIOS,
   type Scenario,
@@ -16,7 +17,6 @@ import {
   waitUntilReady,
 } from './scenarios.ts';
 
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 // Five rounds: on a shared VM single 10 s rounds of one run range from 0.5 to 0.9 of the baseline,
 // and the median of three moved too much from run to run to judge a target by.
@@ -53,7 +53,7 @@ async function loadWith(url: string, seconds: number, setup?: ScenarioSetup, pid
     connections: CONNECTIONS,
     duration: seconds,
     pipelining: 1,
-    ...loadOptions(setup, CONNECTIONS),
+    ...loadOptions(setup),
   });
   if (result.non2xx > 0 || result.errors > 0) {
     throw new Error(`${url}: ${result.non2xx} non-2xx responses and ${result.errors} errors`);

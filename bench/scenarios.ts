@@ -26,6 +26,9 @@ export interface ScenarioSetup {
   close(): Promise<void>;
 }
 
+/** Connections the load generator keeps open (`BENCH_CONNECTIONS`), in both benchmarks. */
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+
 /** How every scenario runs the service (before the scenario's own settings). */
 export const SERVICE_ENV: Readonly<Record<string, string>> = {
   PORT: '0',
@@ -78,15 +81,15 @@ export async function sampleAnswerBytes(
  * half a second of the generator's own garbage collection: about a third of a 10 s round's answers
  * over 5 ms, for the bare server as much as for netinfo.
  */
-export function loadOptions(setup: ScenarioSetup | undefined, connections: number): Partial<Options> {
+export function loadOptions(setup: ScenarioSetup | undefined): Partial<Options> {
   const requests = setup?.requests;
   if (requests === undefined || requests.length === 0) return {};
   let started = 0;
   return {
     requests: requests.slice(0, 1) as Request[],
     setupClient(client: Client) {
-      const index = started++ % connections;
-      const own = requests.filter((_, k) => k % connections === index);
+      const index = started++ % CONNECTIONS;
+      const own = requests.filter((_, k) => k % CONNECTIONS === index);
       client.setRequests((own.length > 0 ? own : [requests[index % requests.length]]) as Request[]);
     },
   };

@@ -41,12 +41,17 @@ export function boolean(fallback: boolean) {
 }
 
 /** An http(s) URL, or the fallback when unset. */
+/** A URL (or a text quoting one) with the password of `user:password@` replaced by `***`. */
+export function hideUrlPassword(text: string): string {
+  return text.replace(/(\/\/[^/@:]*:)[^/@]*@/, '$1***@');
+}
+
 export function httpUrl(fallback: string) {
   return (raw: string | undefined): string => {
     const value = text(fallback)(raw);
     let url: URL;
     // A password in the URL is not quoted back.
-    const shown = value.replace(/(\/\/[^/@:]*:)[^/@]*@/, '$1***@');
+    const shown = hideUrlPassword(value);
     try {
       url = new URL(value);
     } catch {

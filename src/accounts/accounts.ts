@@ -13,7 +13,7 @@ import { createKeyService, type KeyService } from './key-service.ts';
 import { createKeyUsageRecorder } from './key-usage.ts';
 import { buildKeyring } from './keyring.ts';
 import { loadMasterKey } from './master-key.ts';
-import { masterKeyMismatch } from './master-key-check.ts';
+import { watchMasterKey } from './master-key-check.ts';
 import { announcingOwnerChanges, type OwnerChanges } from './owner-changes.ts';
 import { createSessionService, type SessionService } from './sessions.ts';
 
@@ -90,24 +90,10 @@ export async function createAccounts(
     await usage.close();
     await repository.close();
   });
-  // The master key is checked against the stored keys once the database answers (it may be down at
-  // startup): until then, and after a failed try, again every minute.
-  let keyProblem: string | undefined;
-  const keyCheckTimer = setInterval(() => void checkKeys(), 60_000);
-  keyCheckTimer.unref();
-  async function checkKeys() {
-    try {
-      keyProblem = await masterKeyMismatch(repository, keyring);
-      clearInterval(keyCheckTimer);
-      if (keyProblem) app.log.error({ masterKey: keyProblem }, 'MASTER_KEY does not match the stored API keys');
-    } catch {
-      // The database is not reachable yet: the next try will tell.
-    }
-  }
-  void checkKeys();
-  app.addHook('onClose', async () => clearInterval(keyCheckTimer));
+  const masterKey = watchMasterKey(repository, keyring, app.log);
+  app.addHook('onClose', async () => masterKey.stop());
   app.readiness.add('accounts', () => {
-    const why = repository.unavailable() ?? keyProblem;
+    const why = repository.unavailable() ?? masterKey.problem();
     return why === undefined ? { state: 'ready' } : { state: 'degraded', detail: why };
   });
 

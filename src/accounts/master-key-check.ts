@@ -23,3 +23,28 @@ export async function masterKeyMismatch(repository: AccountRepository, keyring: 
   }
   return undefined;
 }
+
+/**
+ * Checks MASTER_KEY against the stored keys as soon as the database answers (it may be down at
+ * startup): at once, then every minute until a check has run. `problem()` is what /readyz shows.
+ */
+export function watchMasterKey(
+  repository: AccountRepository,
+  keyring: Keyring,
+  log: { error(object: object, message: string): void },
+): { problem(): string | undefined; stop(): void } {
+  let problem: string | undefined;
+  const timer = setInterval(() => void check(), 60_000);
+  timer.unref();
+  async function check() {
+    try {
+      problem = await masterKeyMismatch(repository, keyring);
+      clearInterval(timer);
+      if (problem) log.error({ masterKey: problem }, 'MASTER_KEY does not match the stored API keys');
+    } catch {
+      // The database is not reachable yet: the next try will tell.
+    }
+  }
+  void check();
+  return { problem: () => problem, stop: () => clearInterval(timer) };
+}

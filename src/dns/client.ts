@@ -38,7 +38,12 @@ export type DnsClient = {
   exchange(question: DnsQuestion, timing?: Partial<DnsTiming>): Promise<DnsResponse>;
 };
 
-export const DEFAULT_TIMING: DnsTiming = { tryTimeoutMs: 2000, deadlineMs: 6000 };
+const DEFAULT_TIMING: DnsTiming = { tryTimeoutMs: 2000, deadlineMs: 6000 };
+
+/** The timing in force: the defaults, then each layer (the client's, then a query's) over them. */
+export function timingOf(...layers: (Partial<DnsTiming> | undefined)[]): DnsTiming {
+  return Object.assign({}, DEFAULT_TIMING, ...layers);
+}
 
 // A try shorter than this cannot get an answer from a real server: the deadline has come.
 const MIN_TRY_MS = 10;
@@ -55,7 +60,7 @@ export function createDnsClient(options: DnsClientOptions): DnsClient {
   const now = options.now ?? (() => performance.now());
 
   async function exchange(question: DnsQuestion, timingOverride: Partial<DnsTiming> = {}): Promise<DnsResponse> {
-    const timing = { ...DEFAULT_TIMING, ...options.timing, ...timingOverride };
+    const timing = timingOf(options.timing, timingOverride);
     const deadline = now() + timing.deadlineMs;
     const attempts: DnsAttempt[] = [];
     // A server that refused, failed or is unreachable is not asked again for this question.

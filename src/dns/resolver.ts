@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { type CachedAnswer, cacheKey, createMemoryDnsCache, type DnsCache } from './cache.ts';
 import { MAX_CNAME_HOPS, sameName, walkCnameChain } from './chain.ts';
-import { createDnsClient, DEFAULT_TIMING, type DnsClient, type DnsTiming } from './client.ts';
+import { createDnsClient, type DnsClient, type DnsTiming, timingOf } from './client.ts';
 import { DnsError } from './errors.ts';
 import { normaliseQueryName, toPtrName } from './names.ts';
 import { isQueryRecordType, type QueryRecordType } from './records.ts';
@@ -67,8 +67,9 @@ export function createResolver(options: ResolverOptions): Resolver {
     if (cached !== undefined) return { ...cached, fromCache: true };
     let pending = inFlight.get(key);
     if (pending === undefined) {
-      const deadlineMs = override?.deadlineMs ?? timing.deadlineMs ?? DEFAULT_TIMING.deadlineMs;
-      pending = resolveWithChain(client, name, type, override, deadlineMs).finally(() => inFlight.delete(key));
+      pending = resolveWithChain(client, name, type, override, timingOf(timing, override).deadlineMs).finally(() =>
+        inFlight.delete(key),
+      );
       inFlight.set(key, pending);
       const answer = await pending;
       await cache.set(key, answer);

@@ -201,14 +201,9 @@ export async function openPostgresRepository(
     failed(error as Error);
   }
 
-  /** Runs the migrations first if the server was not reachable until now. */
+  /** Runs the migrations first if the server was not reachable until now (failing as StorageUnavailableError). */
   const whenMigrated = async () => {
-    if (migrated) return;
-    try {
-      await migrate();
-    } catch (error) {
-      throw error instanceof StorageUnavailableError ? error : new StorageUnavailableError(error);
-    }
+    if (!migrated) await migrate();
   };
   const transaction = async <T>(work: (client: pg.PoolClient) => Promise<T>) => {
     await whenMigrated();

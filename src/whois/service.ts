@@ -9,7 +9,7 @@ import type { RdapBootstrapStore } from './rdap/bootstrap-store.ts';
 import { lookupRdap, type RdapClientOptions } from './rdap/client.ts';
 import { emptyDomainRecord, ipRecord, type WhoisRecord } from './record.ts';
 import { WHOIS_PORT } from './server-address.ts';
-import { describeFailedStep, stepFromHop, stepFromRdap, stepIsIncomplete, type WhoisServerStep } from './steps.ts';
+import { describeFailedStep, stepFromHop, stepFromRdap, type WhoisServerStep } from './steps.ts';
 import { targetText, type WhoisTarget } from './target.ts';
 
 /** A finished lookup: what the response carries besides `cached`, and what the cache keeps. */
@@ -70,16 +70,20 @@ export function createWhoisService(options: WhoisServiceOptions): WhoisService {
   const { settings } = options;
   const inFlight = sharedWhileInFlight<string, WhoisResult>();
 
-  async function ask(target: WhoisTarget): Promise<WhoisResult> {
+  /** The result, and whether it may lack something (a server failed, or an answer may be cut short). */
+  async function ask(target: WhoisTarget): Promise<{ result: WhoisResult; incomplete: boolean }> {
     const queriedAt = isoSeconds(now());
     const result = (source: WhoisResult['source'], raw: string, parsed: WhoisRecord, servers: WhoisServerStep[]) => ({
-      target: targetText(target),
-      target_type: target.kind,
-      source,
-      raw,
-      parsed,
-      servers,
-      queried_at: queriedAt,
+      result: {
+        target: targetText(target),
+        target_type: target.kind,
+        source,
+        raw,
+        parsed,
+        servers,
+        queried_at: queriedAt,
+      },
+      incomplete: servers.some((step) => step.error !== null) || hops.some((hop) => hop.endedByReset),
     });
 
     const hops = await followWhoisReferrals(target, {
@@ -122,9 +126,8 @@ export function createWhoisService(options: WhoisServiceOptions): WhoisService {
   }
 
   async function lookupAndCache(key: string, target: WhoisTarget): Promise<WhoisResult> {
-    const fresh = await ask(target);
-    const partial = fresh.servers.some(stepIsIncomplete);
-    const seconds = partial
+    const { result: fresh, incomplete } = await ask(target);
+    const seconds = incomplete
       ? Math.min(PARTIAL_RESULT_CACHE_SECONDS, settings.whoisCacheSeconds)
       : settings.whoisCacheSeconds;
     if (seconds > 0) await options.cache.set(key, fresh, seconds);

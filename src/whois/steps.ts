@@ -21,12 +21,7 @@ export interface WhoisServerStep {
   duration_ms: number;
 }
 
-export const ENDED_BY_RESET_NOTE = 'the server reset the connection instead of closing it: the answer may be cut short';
-
-/** A step whose server failed, or whose answer may be incomplete: the result is kept only briefly. */
-export function stepIsIncomplete(step: WhoisServerStep): boolean {
-  return step.error !== null || (step.note?.includes(ENDED_BY_RESET_NOTE) ?? false);
-}
+const ENDED_BY_RESET_NOTE = 'the server reset the connection instead of closing it: the answer may be cut short';
 
 export function stepFromHop(hop: WhoisHop): WhoisServerStep {
   const notes = [hop.note, hop.endedByReset ? ENDED_BY_RESET_NOTE : null].filter((note) => note !== null);

@@ -2,6 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { hideUrlPassword } from '../../config-values.ts';
 
 export class UpdateError extends Error {
   override name = 'UpdateError';
@@ -118,7 +119,7 @@ function withoutCredentials(url: string, headers: Record<string, string>): strin
  * the URL are replaced by `***`.
  */
 export function redactUrl(url: string): string {
-  return url.replace(/(license_key=)[^&]*/gi, '$1***').replace(/(\/\/[^/@:]*:)[^/@]*@/, '$1***@');
+  return hideUrlPassword(url.replace(/(license_key=)[^&]*/gi, '$1***'));
 }
 
 /**
