@@ -74,7 +74,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0] ?? request.url;
+    // Decoded as the router decodes it, so `/%61pi/v1/ipv6` is the known path `/api/v1/ipv6`.
+    const path = decodedPath(request.url);
     const known = app.hasRoute({ method: 'GET', url: path });
     // A plain OPTIONS (not a CORS preflight, which http/cors.ts answers) asks what the path allows.
     if (known && request.method === 'OPTIONS') {
@@ -85,6 +86,16 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     return send(reply, apiErrors.notFound(request.method, path));
   });
+}
+
+/** A request URL's path, percent-decoded as the router decodes it (reserved characters stay encoded). */
+export function decodedPath(url: string): string {
+  const path = url.split('?')[0] ?? url;
+  try {
+    return decodeURI(path);
+  } catch {
+    return path;
+  }
 }
 
 /**

@@ -9,6 +9,14 @@ declare module 'fastify' {
     /** Set by the rate-limit hook on limited routes. */
     caller?: Caller;
   }
+  interface FastifyContextConfig {
+    /**
+     * Counted against the caller's tier limits, with the API key checked. Set for every route
+     * registered under the API prefix (but the excluded scopes); a route elsewhere (the plain-text
+     * paths) sets it itself.
+     */
+    rateLimited?: boolean;
+  }
 }
 
 function setRateLimitHeaders(reply: FastifyReply, decision: RateLimitDecision): void {
@@ -18,9 +26,16 @@ function setRateLimitHeaders(reply: FastifyReply, decision: RateLimitDecision): 
 }
 
 /**
- * Counts every request under `prefix` (errors included, so 400s and 404s carry the headers too)
- * except CORS preflights and the requests it refuses. A rejected API key is counted against the
- * caller's IP, so guessing keys is limited like any public traffic.
+ * Counts every request to a limited route (errors included, so 400s carry the headers too) and
+ * every request that matches no route (404 and 405, whatever its path), except CORS preflights and
+ * the requests it refuses. A rejected API key is counted against the caller's IP, so guessing keys
+ * is limited like any public traffic.
+ *
+ * What is limited is decided from the route the router matched, never from the raw URL: the router
+ * decodes the path before matching, so `/%61pi/v1/ipv6` is the route `/api/v1/ipv6` and must be
+ * counted as it (docs/architecture.md, "Decisions are taken on the matched route"). The hook is
+ * attached to each limited route when it is registered (`onRoute`), so an unlimited route (a page,
+ * /healthz) pays nothing; the not-found handler gets it through one root hook that asks `is404`.
  *
  * A callback hook rather than an async one: with the in-process store and no API key every step is
  * synchronous, and the request goes on without a promise or a microtask (measured: about a tenth of
@@ -32,7 +47,7 @@ export function registerRateLimiting(
     limiter: RateLimiter;
     callers: CallerResolver;
     prefix: string;
-    /** Paths under `prefix` that keep limits of their own (the cookie-authenticated account API). */
+    /** Scopes under `prefix` that keep limits of their own (the cookie-authenticated account API). */
     exclude?: readonly string[];
   },
 ): void {
@@ -73,9 +88,11 @@ export function registerRateLimiting(
     return apply(request, reply, identified, decision);
   }
 
-  app.addHook('onRequest', (request, reply, done) => {
-    if (request.method === 'OPTIONS' || !request.url.startsWith(prefix)) return done();
-    for (const path of exclude) if (isUnderPath(request.url, path)) return done();
+  function limit(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
+    if (request.method === 'OPTIONS') {
+      done();
+      return;
+    }
     let outcome: MaybePromise<ApiError | undefined>;
     try {
       // Plain calls when nothing waits (in-process store, no key); closures only on the promise path.
@@ -84,11 +101,31 @@ export function registerRateLimiting(
         ? identified.then((settled) => count(request, reply, settled))
         : count(request, reply, identified);
     } catch (error) {
-      return done(error as Error);
+      done(error as Error);
+      return;
     }
     if (isPromise(outcome)) outcome.then((refusal) => done(refusal), done);
     else done(outcome);
+  }
+
+  app.addHook('onRoute', (route) => {
+    const url = route.url ?? route.path;
+    const limited =
+      route.config?.rateLimited ?? (isUnderPath(url, prefix) && !exclude.some((scope) => isUnderPath(url, scope)));
+    if (!limited) return;
+    route.config = { ...route.config, rateLimited: true };
+    // Route-level hooks run after the root's (request context, CORS), as this one must.
+    route.onRequest = [...hookList(route.onRequest), limit];
   });
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.is404) limit(request, reply, done);
+    else done();
+  });
+}
+
+function hookList<T>(hooks: T | T[] | undefined): T[] {
+  if (hooks === undefined) return [];
+  return Array.isArray(hooks) ? hooks : [hooks];
 }
 
 interface Identified {
@@ -102,7 +139,7 @@ function countedAsPublic(error: unknown, clientIp: string): Identified {
   return { caller: publicCaller(clientIp), keyRejection: error };
 }
 
-/** `/a/b` is under `/a` (as are `/a`, `/a?x` and `/a/`), `/ab` is not. */
+/** The route `/a/b` is under `/a` (as are `/a`, `/a/*` and `/a/`), `/ab` is not. */
 export function isUnderPath(url: string, path: string): boolean {
   if (!url.startsWith(path)) return false;
   const next = url[path.length];
