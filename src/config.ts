@@ -79,6 +79,13 @@ const coreVariables = {
       'Let TLS checks, WHOIS referrals, ping and traceroute reach private, loopback, link-local, multicast, reserved and metadata addresses (for operators probing their own networks).',
     parse: boolean(false),
   },
+  requestTimeoutMs: {
+    name: 'REQUEST_TIMEOUT_MS',
+    defaultText: '30000',
+    description:
+      'How long a request (its headers and its whole body, however slowly it trickles in) may take to arrive; a request still incomplete then is answered 408 and its connection closed. Responses are not limited by it: a ping or traceroute stream runs as long as its tool.',
+    parse: integerIn(100, 600_000, 30_000),
+  },
   shutdownGraceMs: {
     name: 'SHUTDOWN_GRACE_MS',
     defaultText: '10000',
