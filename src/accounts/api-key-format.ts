@@ -19,8 +19,6 @@ import { crc32 } from 'node:zlib';
  */
 export const API_KEY_PREFIX = 'nk_';
 export const API_KEY_PATTERN = /^nk_[0-9A-Za-z]{36}$/;
-/** Every key-shaped string in a text (for `replace`, which is what resets its `lastIndex`). */
-export const API_KEYS_IN_TEXT = /\bnk_[0-9A-Za-z]{36}\b/g;
 const RANDOM_LENGTH = 30;
 const CHECKSUM_LENGTH = 6;
 /** Characters of the random part shown in listings, after the prefix. */

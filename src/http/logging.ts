@@ -1,6 +1,6 @@
 import { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import pino, { type DestinationStream, type Logger } from 'pino';
-import { API_KEY_PREFIX, API_KEYS_IN_TEXT } from '../accounts/api-key-format.ts';
+import { API_KEY_PREFIX } from '../accounts/api-key-format.ts';
 import { lazyRequestLogger } from './request-logger.ts';
 
 /**
@@ -35,18 +35,40 @@ interface LoggedRequest {
 }
 
 /**
- * A URL as logged: keys are sent in the Authorization header, but a caller who puts one in the
- * query string (`?api_key=nk_...`) must not find it in the operator's logs.
+ * One character of a key as it may stand in a logged text: itself, or percent-encoded any number
+ * of times (`_`, `%5F`, `%5f`, `%255F`...). URLs are logged as sent, and a caller who puts a key in
+ * the query string (`?api_key=nk%5F...`) or a path must not find it in the operator's logs in any
+ * spelling the service would read as that key.
  */
-export function loggableUrl(url: string | undefined): string | undefined {
-  return url?.includes(API_KEY_PREFIX) ? url.replace(API_KEYS_IN_TEXT, `${API_KEY_PREFIX}[redacted]`) : url;
+function encodedAs(character: string): string {
+  const hex = character.charCodeAt(0).toString(16).toUpperCase();
+  const digit = (d: string) => (/[A-F]/.test(d) ? `[${d}${d.toLowerCase()}]` : d);
+  return `(?:${character}|%(?:25)*${digit(hex[0] ?? '')}${digit(hex[1] ?? '')})`;
+}
+/** A base62 character, plain or percent-encoded (0-9 are %30-%39, A-Z %41-%5A, a-z %61-%7A). */
+const BASE62_CHARACTER = '(?:[0-9A-Za-z]|%(?:25)*(?:3[0-9]|4[1-9A-Fa-f]|5[0-9Aa]|6[1-9A-Fa-f]|7[0-9Aa]))';
+const KEY_LENGTH = 36;
+const ENCODED_KEYS = new RegExp(
+  `(?<![0-9A-Za-z])${[...API_KEY_PREFIX].map(encodedAs).join('')}${BASE62_CHARACTER}{${KEY_LENGTH}}(?![0-9A-Za-z])`,
+  'g',
+);
+
+/**
+ * A log line as written: every key-shaped string in it, in any percent-encoded spelling, replaced.
+ * Applied to whole lines (pino's `streamWrite` hook), so no field, message or error text can carry
+ * one; the `Authorization` and cookie headers are redacted as fields besides (REDACTED_PATHS).
+ */
+export function withoutApiKeys(line: string): string {
+  // Most lines hold neither the prefix nor a percent sign: two scans, no regular expression.
+  if (!line.includes(API_KEY_PREFIX.slice(0, 2)) && !line.includes('%')) return line;
+  return line.replace(ENCODED_KEYS, `${API_KEY_PREFIX}[redacted]`);
 }
 
 /** A request as one log field: no headers (so no credentials), the caller's resolved address. */
 function requestFields(request: LoggedRequest) {
   return {
     method: request.method,
-    url: loggableUrl(request.url),
+    url: request.url,
     remoteAddress: request.clientIp || request.socket?.remoteAddress,
   };
 }
@@ -60,6 +82,7 @@ export function createServiceLogger(level: string, stream?: DestinationStream): 
     {
       level,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      hooks: { streamWrite: withoutApiKeys },
       serializers: { req: requestFields, res: responseFields, err: pino.stdSerializers.err },
     },
     stream,
