@@ -3,8 +3,8 @@
 import { spawnSync } from 'node:child_process';
 import { ensureSystemPackages } from './system-packages.ts';
 
-ensureSystemPackages('runtime', 'the ping and traceroute tests use them');
-ensureSystemPackages('test', 'real DNS server and dig for the DNS tests');
+ensureSystemPackages('runtime');
+ensureSystemPackages('test');
 
 const steps: [string, string[]][] = [
   ['tsc', ['--noEmit', '-p', '.']],
