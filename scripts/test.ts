@@ -14,27 +14,26 @@ const root = path.resolve(import.meta.dirname, '..');
 mkdirSync(path.join(root, '.tmp'), { recursive: true });
 const skipsFile = path.join(root, '.tmp', `test-skips-${process.pid}.jsonl`);
 
-const steps: [string, string[]][] = [
-  ['tsc', ['--noEmit', '-p', '.']],
-  ['biome', ['ci', '.']],
-  // No single test may hang the run: each gets at most two minutes.
-  [
-    process.execPath,
-    [
-      '--test',
+const extra = process.argv.slice(2);
+// Reporters given after `--` replace spec and the skip summary (node pairs reporters with destinations).
+const ownReporters = extra.some((arg) => arg.startsWith('--test-reporter'));
+const reporters = ownReporters
+  ? []
+  : [
       '--test-reporter=spec',
       '--test-reporter-destination=stdout',
       `--test-reporter=${path.join(import.meta.dirname, 'skip-report.ts')}`,
       `--test-reporter-destination=${skipsFile}`,
-      '--test-timeout=120000',
-      ...process.argv.slice(2),
-      'test/**/*.test.ts',
-    ],
-  ],
+    ];
+const steps: [string, string[]][] = [
+  ['tsc', ['--noEmit', '-p', '.']],
+  ['biome', ['ci', '.']],
+  // No single test may hang the run: each gets at most two minutes.
+  [process.execPath, ['--test', ...reporters, '--test-timeout=120000', ...extra, 'test/**/*.test.ts']],
 ];
 for (const [command, args] of steps) {
   const result = spawnSync(command, args, { stdio: 'inherit' });
-  if (command === process.execPath) {
+  if (command === process.execPath && !ownReporters) {
     try {
       console.log(`\n${summariseSkips(parseSkipRecords(readFileSync(skipsFile, 'utf8')), root)}`);
     } catch (error) {
