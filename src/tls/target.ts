@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { normaliseQueryName } from '../dns/names.ts';
 import { normaliseIp } from '../net/ip-address.ts';
+import { splitPastedHost } from '../net/pasted-host.ts';
 
 /**
  * What /ssl is asked to check. `host` is a domain name (punycode, lower case, no trailing dot) or an
@@ -11,8 +12,6 @@ export type TlsTarget = { host: string; port: number | null; sni: string | null 
 
 export type TlsTargetParse = { ok: true; target: TlsTarget } | { ok: false; reason: string };
 
-const SCHEME = /^([a-z][a-z0-9+.-]*):\/\//i;
-
 /**
  * Reads the `host` parameter of /ssl as people paste it: `example.com`, `example.com:8443`,
  * `https://example.com:8443/path?q`, an IPv4 address, an IPv6 address bare or in brackets
@@ -22,60 +21,19 @@ const SCHEME = /^([a-z][a-z0-9+.-]*):\/\//i;
  * The reason is written for a 400 message.
  */
 export function parseTlsTarget(input: string): TlsTargetParse {
-  let text = input.trim();
+  const text = input.trim();
   if (text === '') return { ok: false, reason: 'is empty' };
-  const scheme = SCHEME.exec(text);
-  if (scheme) {
-    if (scheme[1]?.toLowerCase() !== 'https') {
-      return { ok: false, reason: `is a ${scheme[1]}:// URL; give a host name, host:port or an https:// URL` };
-    }
-    // The authority ends where the path, the query or the fragment begins.
-    text = text.slice(scheme[0].length).split(/[/?#]/, 1)[0] ?? '';
-    if (text.includes('@')) return { ok: false, reason: 'is a URL with a user name; give the host only' };
-    if (text === '') return { ok: false, reason: 'is a URL without a host' };
-  }
-  const split = splitHostPort(text);
+  const split = splitPastedHost(text);
   if (!split.ok) return split;
+  if (split.scheme !== null && split.scheme !== 'https') {
+    return { ok: false, reason: `is a ${split.scheme}:// URL; give a host name, host:port or an https:// URL` };
+  }
   const host = readHost(split.host);
   if (!host.ok) return host;
   return { ok: true, target: { host: host.host, port: split.port, sni: host.ip ? null : host.host } };
 }
 
-function splitHostPort(text: string): { ok: true; host: string; port: number | null } | { ok: false; reason: string } {
-  if (text.startsWith('[')) {
-    const close = text.indexOf(']');
-    if (close < 0) return { ok: false, reason: 'has "[" without "]"' };
-    const rest = text.slice(close + 1);
-    if (rest !== '' && !rest.startsWith(':')) return { ok: false, reason: `has "${rest}" after "]"` };
-    const inside = text.slice(1, close);
-    if (isIP(inside) !== 6) return { ok: false, reason: 'has brackets but no IPv6 address inside' };
-    return withPort(inside, rest === '' ? null : rest.slice(1));
-  }
-  const colons = text.split(':').length - 1;
-  // Two colons or more: a bare IPv6 address, which cannot carry a port without brackets.
-  if (colons >= 2) return { ok: true, host: text, port: null };
-  if (colons === 1) {
-    const at = text.indexOf(':');
-    return withPort(text.slice(0, at), text.slice(at + 1));
-  }
-  return { ok: true, host: text, port: null };
-}
-
-function withPort(
-  host: string,
-  port: string | null,
-): { ok: true; host: string; port: number | null } | { ok: false; reason: string } {
-  if (port === null) return { ok: true, host, port: null };
-  // Decimal digits only, as every number the service reads.
-  const value = /^\d{1,5}$/.test(port) ? Number(port) : Number.NaN;
-  if (!(value >= 1 && value <= 65535)) {
-    return { ok: false, reason: `has the port "${port}", which is not a whole number from 1 to 65535` };
-  }
-  return { ok: true, host, port: value };
-}
-
 function readHost(text: string): { ok: true; host: string; ip: boolean } | { ok: false; reason: string } {
-  if (text === '') return { ok: false, reason: 'has no host before the port' };
   if (isIP(text) !== 0) {
     if (text.includes('%')) {
       return { ok: false, reason: 'has an IPv6 zone index (%...), which names an interface of the server' };
