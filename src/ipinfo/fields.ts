@@ -1,0 +1,65 @@
+/**
+ * The `fields` query parameter: which parts of an answer to keep. Names are top-level properties
+ * or dotted paths (`location.countryCode`) of the answer schemas, so a name no answer can ever
+ * have is refused with the list of valid ones, while a valid name that one answer lacks (an
+ * unknown city) is simply absent from it.
+ */
+
+interface ObjectSchema {
+  properties?: Record<string, ObjectSchema>;
+}
+
+/** Every property path of the schemas, parents before children: `location`, `location.city`... */
+export function fieldPaths(...schemas: readonly object[]): string[] {
+  const paths = new Set<string>();
+  const walk = (schema: ObjectSchema, prefix: string) => {
+    for (const [name, property] of Object.entries(schema.properties ?? {})) {
+      const path = prefix === '' ? name : `${prefix}.${name}`;
+      paths.add(path);
+      walk(property, path);
+    }
+  };
+  for (const schema of schemas) walk(schema as ObjectSchema, '');
+  return [...paths];
+}
+
+export type FieldSelection = { ok: true; paths: readonly string[][] } | { ok: false; unknown: string[] };
+
+/** `ip,location.countryCode` -> [['ip'], ['location', 'countryCode']], or the names that are not valid. */
+export function parseFields(text: string, valid: ReadonlySet<string>): FieldSelection {
+  const names = text
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  const unknown = names.filter((name) => !valid.has(name));
+  if (names.length === 0) return { ok: false, unknown: [''] };
+  if (unknown.length > 0) return { ok: false, unknown };
+  return { ok: true, paths: [...new Set(names)].map((name) => name.split('.')) };
+}
+
+type Json = Record<string, unknown>;
+
+/** The answer with only the selected paths (those it has); parents keep only selected children. */
+export function pickFields(answer: object, paths: readonly string[][]): Json {
+  const picked: Json = {};
+  for (const path of paths) {
+    let from: unknown = answer;
+    let into = picked;
+    for (let depth = 0; depth < path.length; depth++) {
+      const key = path[depth] as string;
+      if (typeof from !== 'object' || from === null || !Object.hasOwn(from, key)) break;
+      const value = (from as Json)[key];
+      if (depth === path.length - 1) {
+        into[key] = value;
+        break;
+      }
+      // A parent selected whole elsewhere stays whole.
+      const existing = into[key];
+      if (existing !== undefined && existing === value) break;
+      if (typeof existing !== 'object' || existing === null) into[key] = {};
+      into = into[key] as Json;
+      from = value;
+    }
+  }
+  return picked;
+}
