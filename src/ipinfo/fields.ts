@@ -43,23 +43,31 @@ type Json = Record<string, unknown>;
 export function pickFields(answer: object, paths: readonly string[][]): Json {
   const picked: Json = {};
   for (const path of paths) {
-    let from: unknown = answer;
+    // A path the answer lacks adds nothing, not even an empty parent.
+    const value = valueAt(answer, path);
+    if (value === undefined) continue;
     let into = picked;
-    for (let depth = 0; depth < path.length; depth++) {
-      const key = path[depth] as string;
-      if (typeof from !== 'object' || from === null || !Object.hasOwn(from, key)) break;
-      const value = (from as Json)[key];
-      if (depth === path.length - 1) {
-        into[key] = value;
+    let from = answer as Json;
+    let selectedWhole = false;
+    for (const key of path.slice(0, -1)) {
+      from = from[key] as Json;
+      if (into[key] === from) {
+        selectedWhole = true; // a parent selected whole stays whole
         break;
       }
-      // A parent selected whole elsewhere stays whole.
-      const existing = into[key];
-      if (existing !== undefined && existing === value) break;
-      if (typeof existing !== 'object' || existing === null) into[key] = {};
+      into[key] ??= {};
       into = into[key] as Json;
-      from = value;
     }
+    if (!selectedWhole) into[path.at(-1) as string] = value;
   }
   return picked;
+}
+
+function valueAt(answer: object, path: readonly string[]): unknown {
+  let value: unknown = answer;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Json)[key];
+  }
+  return value;
 }
