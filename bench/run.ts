@@ -71,7 +71,14 @@ function residentMb(pid: number | undefined): number {
   return match ? Number(match[1]) / 1024 : Number.NaN;
 }
 
-async function runScenario(name: string, scenario: Scenario): Promise<boolean> {
+interface ScenarioResult {
+  met: boolean;
+  ratio: number;
+  rps: number;
+  cpuUs: number;
+}
+
+async function runScenario(name: string, scenario: Scenario): Promise<ScenarioResult> {
   const prepared = await scenario.setup?.();
   if (prepared) console.log(`${name}: ${prepared.describe}`);
   const spawnedAt = performance.now();
@@ -139,6 +146,13 @@ async function runScenario(name: string, scenario: Scenario): Promise<boolean> {
       console.log(`netinfo p99 ${n.p99} ms (target < ${scenario.p99UnderMs}): ${ok ? 'met' : 'NOT met'}`);
       met &&= ok;
     }
+    if (scenario.cpuUsUnder !== undefined) {
+      const ok = n.cpuUs < scenario.cpuUsUnder;
+      console.log(
+        `netinfo server CPU ${(n.cpuUs / 1000).toFixed(2)} ms per request (target < ${scenario.cpuUsUnder / 1000} ms): ${ok ? 'met' : 'NOT met'}`,
+      );
+      met &&= ok;
+    }
     if (scenario.rssUnderMb !== undefined) {
       const ok = peakRss < scenario.rssUnderMb;
       console.log(
@@ -147,7 +161,7 @@ async function runScenario(name: string, scenario: Scenario): Promise<boolean> {
       met &&= ok;
     }
     console.log('');
-    return met;
+    return { met, ratio, rps: n.rps, cpuUs: n.cpuUs };
   } finally {
     clearInterval(sampler);
     bare?.child.kill('SIGTERM');
@@ -163,12 +177,43 @@ console.log(PIN ? 'load generator pinned to core 0, servers to core 1' : 'not pi
 const requested = process.argv.slice(2);
 const names = requested.length > 0 ? requested : Object.keys(SCENARIOS);
 let allMet = true;
+const results = new Map<string, ScenarioResult>();
 for (const name of names) {
   const scenario = SCENARIOS[name];
   if (!scenario) {
     console.error(`unknown scenario "${name}"; known: ${Object.keys(SCENARIOS).join(', ')}`);
     process.exit(2);
   }
-  allMet = (await runScenario(name, scenario)) && allMet;
+  const result = await runScenario(name, scenario);
+  results.set(name, result);
+  allMet = result.met && allMet;
+}
+
+// Targets relative to another scenario of the same run (the same machine, the same minute).
+for (const [name, result] of results) {
+  const relative = SCENARIOS[name]?.relative;
+  if (relative === undefined) continue;
+  const other = results.get(relative.scenario);
+  if (other === undefined) {
+    console.log(
+      `${name}: run it with ${relative.scenario} (npm run bench -- ${relative.scenario} ${name}) to judge its relative target`,
+    );
+    continue;
+  }
+  if (relative.ratioShare !== undefined) {
+    const ok = result.ratio >= other.ratio * relative.ratioShare;
+    console.log(
+      `${name} ratio ${result.ratio.toFixed(2)} vs ${relative.scenario} ${other.ratio.toFixed(2)} (target >= ${(relative.ratioShare * 100).toFixed(0)}% of it): ${ok ? 'met' : 'NOT met'}`,
+    );
+    allMet &&= ok;
+  }
+  if (relative.itemsPerRequest !== undefined && relative.itemsPerSecondTimes !== undefined) {
+    const items = result.rps * relative.itemsPerRequest;
+    const ok = items >= other.rps * relative.itemsPerSecondTimes;
+    console.log(
+      `${name} ${Math.round(items)} addresses/s vs ${relative.scenario} ${Math.round(other.rps)} (${(items / other.rps).toFixed(1)}x, target >= ${relative.itemsPerSecondTimes}x): ${ok ? 'met' : 'NOT met'}`,
+    );
+    allMet &&= ok;
+  }
 }
 process.exitCode = allMet ? 0 : 1;

@@ -52,7 +52,7 @@ export const apiErrors = {
     new ApiError(
       503,
       'asn_data_unavailable',
-      'AS prefixes need the ASN range data (the default), and the loaded ASN data is a MaxMind-format database, which cannot list them.',
+      'No ASN data is loaded, so no AS can be described; the operator can see why in /readyz.',
     ),
 
   /** /api/v1/batch bodies: each says which rule the body broke. */

@@ -14,7 +14,7 @@ export function parseAsn(text: string): number | null {
 
 export const ASN_PARAMETER_HINT = 'an AS number, `AS15169` or `15169` (case-insensitive, no leading zeros)';
 
-export const ASN_SOURCES = ['asn-ranges', 'vpn-asns', 'datacenter-asns'] as const;
+export const ASN_SOURCES = ['asn-data', 'vpn-asns', 'datacenter-asns'] as const;
 type AsnSource = (typeof ASN_SOURCES)[number];
 
 export interface AsnAnswer {
@@ -31,7 +31,7 @@ export interface AsnAnswer {
 
 /**
  * What the loaded data says about one AS, or undefined when its ASN data holds no range of it.
- * Needs the ASN range data (`data.asnIndex`); the caller refuses the request without it.
+ * Needs the ASN index of the loaded ASN data (`data.asnIndex`); the caller refuses the request without it.
  * `country` is never set: the ASN data has no country of registration, and the most common
  * country of the AS's prefixes in the City database would be a guess (a global network's prefixes
  * are geolocated all over the world).
@@ -45,7 +45,7 @@ export function describeAsn(asn: number, data: IpData): AsnAnswer | undefined {
     prefixCount: { ipv4: prefixes.ipv4.length, ipv6: prefixes.ipv6.length },
     ipv4Addresses: prefixes.ipv4Addresses,
     security: {},
-    sources: ['asn-ranges'],
+    sources: ['asn-data'],
   };
   if (prefixes.name !== '') answer.name = prefixes.name;
   const listed = data.feeds.lookupAsn(asn);
@@ -77,7 +77,7 @@ export const AsnBody = Type.Object(
     country: Type.Optional(
       Type.String({
         description:
-          "ISO 3166-1 alpha-2 code of the AS's registration, where the loaded data records it. The ASN data the service loads today (ip-location-db's compilation) does not, so it is omitted: the most common country of the AS's prefixes would be a guess.",
+          "ISO 3166-1 alpha-2 code of the AS's registration, where the loaded data records it. None of the ASN data the service loads (ip-location-db's compilation, DB-IP or GeoLite2 ASN, GeoIP2-ISP) records it, so it is omitted: the most common country of the AS's prefixes would be a guess.",
       }),
     ),
     prefixes: Type.Object(
@@ -115,7 +115,7 @@ export const AsnBody = Type.Object(
     ),
     sources: Type.Array(Type.Union(ASN_SOURCES.map((value) => Type.Literal(value))), {
       description:
-        'The loaded data this answer comes from: `asn-ranges` (the ASN range data: names and prefixes), `vpn-asns` and `datacenter-asns` (the lists, once `npm run data:update` has installed them).',
+        'The loaded data this answer comes from: `asn-data` (the ASN data, as for /json: names and prefixes), `vpn-asns` and `datacenter-asns` (the lists, once `npm run data:update` has installed them).',
     }),
   },
   { additionalProperties: false },

@@ -14,11 +14,11 @@ ASN-level rules and lists (X4BNet's VPN and datacenter ASN lists, after \`npm ru
 omitted: the ASN data has no country of registration, and one derived from where the prefixes are
 geolocated would be a guess.
 
-The prefixes come from the ASN range data (the default, ip-location-db's RouteViews + RIR + DB-IP ASN Lite
-compilation), indexed by AS once per data load. A MaxMind-format ASN database (GEOIP_ASN_DB, or the one
-\`npm run data:update\` installs) cannot list an AS's prefixes: with one loaded, this operation answers 503.`;
+The prefixes come from the same ASN data as /api/v1/json's \`network\` (the embedded ip-location-db compilation,
+the DB-IP or GeoLite2 ASN database \`npm run data:update\` installs, or GEOIP_ASN_DB), indexed by AS once per
+data load. 503 while no ASN data is loaded.`;
 
-/** The answer about one AS, or the catalogue's error: 400 not an ASN, 404 unknown, 503 no range data. */
+/** The answer about one AS, or the catalogue's error: 400 not an ASN, 404 unknown, 503 no ASN data. */
 export function asnAnswerOrError(text: string, data: IpData | undefined) {
   const asn = parseAsn(text);
   if (asn === null) return apiErrors.invalidPathParameter('asn', ASN_PARAMETER_HINT);
@@ -41,7 +41,7 @@ export function registerAsnRoute(app: FastifyInstance, store: IpDataStore): void
           404: { ...commonErrorResponses[400], description: 'The loaded ASN data has no range of this AS.' },
           503: {
             ...commonErrorResponses[400],
-            description: 'The loaded ASN data is a MaxMind-format database, which cannot list prefixes.',
+            description: 'No ASN data is loaded (it failed to load).',
           },
         },
       },

@@ -50,7 +50,7 @@ describe('GET /api/v1/asn/{asn} with the embedded ASN data and the real ASN list
     assert.ok(body.prefixes.ipv4.includes('8.8.8.0/24'));
     assert.equal(body.type, 'hosting', "on X4BNet's datacenter ASN list");
     assert.deepEqual(body.security, { vpn: false, hosting: true });
-    assert.deepEqual(body.sources, ['asn-ranges', 'vpn-asns', 'datacenter-asns']);
+    assert.deepEqual(body.sources, ['asn-data', 'vpn-asns', 'datacenter-asns']);
 
     // The data's own IPv4 ranges of AS15169, read from the rows directly.
     const { ranges } = await embeddedAsnRanges('data/ipinfo/embedded');
@@ -113,7 +113,7 @@ describe('GET /api/v1/asn/{asn} with the embedded ASN data and the real ASN list
   it('documented in OpenAPI', async () => {
     const doc = (await app.inject({ url: '/api/v1/openapi.json' })).json();
     const operation = doc.paths['/api/v1/asn/{asn}'].get;
-    assert.match(operation.description, /once per data load/);
+    assert.match(operation.description, /once per\s+data load/);
     const schema = operation.responses['200'].content['application/json'].schema;
     assert.ok(schema.properties.prefixes && schema.properties.ipv4Addresses && schema.properties.sources);
     assert.ok(operation.responses['404'] && operation.responses['503']);
@@ -123,12 +123,39 @@ describe('GET /api/v1/asn/{asn} with the embedded ASN data and the real ASN list
 describe('GET /api/v1/asn/{asn} with a MaxMind-format ASN database', {
   skip: mmdbFixturesPresent ? false : 'no fixtures',
 }, () => {
-  it('503: such a database cannot list prefixes', async () => {
-    const app = await buildTestApp({ GEOIP_ASN_DB: mmdbPath('GeoLite2-ASN-Test') });
+  it("the prefixes come from the database's tree, as /json's network does", async () => {
+    const app = await buildTestApp({ GEOIP_ASN_DB: mmdbPath('GeoLite2-ASN-Test'), TRUST_PROXY: 'loopback' });
+    try {
+      const response = await app.inject({ url: '/api/v1/asn/AS1221' });
+      assert.equal(response.statusCode, 200, response.body);
+      assert.equal(response.json().name, 'Telstra Pty Ltd');
+      assert.ok(response.json().prefixes.ipv4.includes('1.128.0.0/11'));
+      const json = await app.inject({ url: '/api/v1/json', headers: { 'x-forwarded-for': '1.128.0.1' } });
+      assert.equal(json.json().network.asn, 'AS1221', 'the same data as /json');
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('GET /api/v1/asn/{asn} without ASN data', () => {
+  it('503, not a 404 that would say the AS does not exist', async () => {
+    const app = await buildTestApp(
+      {},
+      {
+        ipData: {
+          current: undefined,
+          loaded: () => Promise.reject(new Error('no IP data in this test')),
+          reload: async () => {},
+          readinessCheck: () => ({ state: 'ready' }),
+          close() {},
+        },
+      },
+    );
     try {
       const response = await app.inject({ url: '/api/v1/asn/AS15169' });
       assert.equal(response.statusCode, 503);
-      assert.match(response.json().error, /MaxMind-format database/);
+      assert.match(response.json().error, /No ASN data is loaded/);
     } finally {
       await app.close();
     }

@@ -136,6 +136,22 @@ describe('POST /api/v1/batch with the embedded data', { timeout: 60_000 }, () =>
     assert.equal(charset.statusCode, 200, 'a charset parameter is fine');
   });
 
+  it('a CORS preflight for a POST with a JSON body is allowed: scripts on other sites can send batches', async () => {
+    const response = await app.inject({
+      method: 'OPTIONS',
+      url: '/api/v1/batch',
+      headers: {
+        origin: 'https://elsewhere.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
+    });
+    assert.equal(response.statusCode, 204);
+    assert.match(String(response.headers['access-control-allow-methods']), /\bPOST\b/);
+    assert.match(String(response.headers['access-control-allow-headers']), /Content-Type/i);
+    assert.equal(response.headers['access-control-allow-credentials'], undefined, 'never with cookies');
+  });
+
   it('GET is a 405 naming POST; OpenAPI documents the operation and its counting', async () => {
     const response = await app.inject({ url: '/api/v1/batch' });
     assert.equal(response.statusCode, 405);
