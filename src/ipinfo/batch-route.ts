@@ -133,6 +133,11 @@ function answerItem(
   return complete instanceof Promise ? complete.then(finish) : finish(complete);
 }
 
+/** The item as a JSON string; an address or an ASN needs no escaping, so most skip JSON.stringify. */
+function jsonKey(item: string): string {
+  return /^[0-9A-Za-z.:]*$/.test(item) ? `"${item}"` : JSON.stringify(item);
+}
+
 export function registerBatchRoute(app: FastifyInstance, store: IpDataStore, lookupHostname: HostnameLookup): void {
   const ItemError = Type.Object(
     { error: Type.String({ description: 'Why this item has no answer.' }) },
@@ -190,7 +195,7 @@ export function registerBatchRoute(app: FastifyInstance, store: IpDataStore, loo
         const lookup = wantsHostname ? lookupHostname : undefined;
         const answers = items.map((item) => answerItem(item, data, fields, lookup, descriptions));
         const settled = answers.some((answer) => answer instanceof Promise) ? await Promise.all(answers) : answers;
-        const parts = settled.map((answer, i) => `${JSON.stringify(items[i])}:${(answer as { json: string }).json}`);
+        const parts = settled.map((answer, i) => `${jsonKey(items[i] as string)}:${(answer as { json: string }).json}`);
         if (data !== undefined && data.attribution !== '') reply.header('x-data-attribution', data.attribution);
         return reply.type('application/json; charset=utf-8').send(`{${parts.join(',')}}`);
       },

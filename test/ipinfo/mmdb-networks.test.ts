@@ -24,8 +24,8 @@ function mergedRanges(cidrs: string[]): { v4: [bigint, bigint][]; v6: [bigint, b
     const merged: [bigint, bigint][] = [];
     for (const range of ranges) {
       const last = merged.at(-1);
-      if (last && last[1] + 1n >= range[0]) last[1] = range[1] > last[1] ? range[1] : last[1];
-      else merged.push([...range]);
+      if (last === undefined || last[1] + 1n < range[0]) merged.push([...range]);
+      else if (range[1] > last[1]) last[1] = range[1];
     }
     out[family === 4 ? 'v4' : 'v6'] = merged;
   }
