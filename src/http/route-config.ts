@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 /**
  * Route options read by cross-cutting hooks, declared once. A route states what it is (here:
@@ -13,6 +13,12 @@ declare module 'fastify' {
      * answers text...) set it.
      */
     rateLimited?: boolean;
+    /**
+     * What one request of a limited route counts as, from its parsed body (a batch: its distinct
+     * items), counted all-or-nothing before the handler; throwing the catalogue's 400 for a body
+     * that cannot be counted. Without it a request counts one, as it arrives.
+     */
+    rateLimitCost?: (request: FastifyRequest) => number;
   }
 }
 

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError, apiErrors } from '../http/errors.ts';
 import { commonErrorResponses, okResponse } from '../http/schemas.ts';
@@ -138,6 +138,17 @@ function jsonKey(item: string): string {
   return /^[0-9A-Za-z.:]*$/.test(item) ? `"${item}"` : JSON.stringify(item);
 }
 
+/** A request's batch items, parsed once: the rate limiter counts them, then the handler answers them. */
+const parsedBodies = new WeakMap<FastifyRequest, string[]>();
+function parsedBody(request: FastifyRequest): string[] {
+  let items = parsedBodies.get(request);
+  if (items === undefined) {
+    items = parseBatchBody(request.body as string | undefined);
+    parsedBodies.set(request, items);
+  }
+  return items;
+}
+
 export function registerBatchRoute(app: FastifyInstance, store: IpDataStore, lookupHostname: HostnameLookup): void {
   const ItemError = Type.Object(
     { error: Type.String({ description: 'Why this item has no answer.' }) },
@@ -182,6 +193,8 @@ export function registerBatchRoute(app: FastifyInstance, store: IpDataStore, loo
         // The body is checked by parseBatchBody (its messages say which rule broke), not by the schema above,
         // which is there for the OpenAPI document.
         validatorCompiler: () => () => true,
+        // Counted as its distinct items, all or nothing, once the body is read (limits/rate-limit-hook.ts).
+        config: { rateLimitCost: (request) => batchCost(parsedBody(request)) },
         onRequest: (request, _reply, done) => {
           const type = request.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
           done(type === 'application/json' ? undefined : apiErrors.unsupportedMediaType());
@@ -189,7 +202,7 @@ export function registerBatchRoute(app: FastifyInstance, store: IpDataStore, loo
       },
       async (request, reply) => {
         const fields = selectedFields((request.query as { fields?: string }).fields, BATCH_FIELDS);
-        const items = [...new Set(parseBatchBody(request.body as string | undefined))];
+        const items = [...new Set(parsedBody(request))];
         const data = await snapshotOf(store);
         const wantsHostname = fields?.some((path) => path[0] === 'hostname') === true;
         const lookup = wantsHostname ? lookupHostname : undefined;

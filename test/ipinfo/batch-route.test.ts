@@ -187,7 +187,7 @@ test('hostnames of a batch: at most BATCH_HOSTNAME_CONCURRENCY lookups at once, 
       return delay > (options?.timeoutMs ?? Infinity) ? null : `host-${ip}.test`;
     },
   };
-  const app = await buildTestApp({ HOSTNAME_TIMEOUT_MS: '200' }, { resolver });
+  const app = await buildTestApp({ HOSTNAME_TIMEOUT_MS: '200', RATE_LIMITS: 'public=100000/100000' }, { resolver });
   try {
     const items = Array.from({ length: 200 }, (_, i) => `11.0.${i >> 8}.${i & 255}`);
     // /api/v1/json about one of them is already resolving when the batch starts: the batch joins it.

@@ -45,6 +45,19 @@ describe('with Redis (REDIS_URL)', { skip: redisSkipReason, timeout: 90_000 }, (
     assert.ok(ttl > 50_000 && ttl <= 60_000, `pttl ${ttl}`);
   });
 
+  it('a batch adds its amount to every counter or to none, exactly up to the limit', async () => {
+    const store = createRedisRateLimitStore(client, 'amount:');
+    const expiresAt = Date.now() + 60_000;
+    const hourly = { window: 'h', subject: 's', limit: 10, expiresAt };
+    const daily = { window: 'd', subject: 's', limit: 100, expiresAt };
+    assert.deepEqual(await store.consume([hourly, daily], 3), { allowed: true, counts: [3, 3] });
+    assert.deepEqual(await store.consume([hourly, daily], 8), { allowed: false, counts: [3, 3] });
+    assert.deepEqual(await store.consume([hourly, daily], 7), { allowed: true, counts: [10, 10] });
+    assert.deepEqual(await store.consume([hourly, daily]), { allowed: false, counts: [10, 10] });
+    const ttl = await client.pttl('amount:d:s');
+    assert.ok(ttl > 50_000 && ttl <= 60_000, `a counter created by a batch expires too (pttl ${ttl})`);
+  });
+
   it('two service processes sharing one Redis give exactly 100 successes and 50 429s for one client', async () => {
     await client.flushall();
     const services = await Promise.all([1, 2].map(() => startServiceProcess({ REDIS_URL: redis.url })));
