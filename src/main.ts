@@ -1,9 +1,9 @@
 // First, before other modules load and the heap sees a full GC (see the module for why).
 import './runtime/retain-next-tick-shape.ts';
 import cluster from 'node:cluster';
-import { mkdir } from 'node:fs/promises';
 import { buildApp } from './app.ts';
 import { type Config, loadConfigOrExit } from './config.ts';
+import { prepareDirectory } from './storage/data-dir.ts';
 
 // The service process (started by server.ts): load config, build the app, listen, and close
 // gracefully on SIGTERM/SIGINT.
@@ -16,7 +16,7 @@ function displayUrl(config: Config, port: number): string {
 }
 
 async function serve(config: Config): Promise<void> {
-  await mkdir(config.dataDir, { recursive: true });
+  prepareDirectory(config.dataDir, 'DATA_DIR');
   const app = await buildApp(config);
   try {
     await app.listen({ port: config.port, host: config.host });

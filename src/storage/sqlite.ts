@@ -1,6 +1,7 @@
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { prepareDirectory } from './data-dir.ts';
 import { MIGRATIONS_TABLE, pendingMigrations } from './migrations.ts';
 import type { AccountRepository, KeyOwner, Plan } from './repository.ts';
 import { API_KEY_COLUMNS, apiKeyValues, type Row, toAccount, toAccountSummary, toKey, toSession } from './rows.ts';
@@ -20,7 +21,7 @@ const SQLITE_BUSY = 5;
  * and encrypted keys (SQLite gives its -wal and -shm files the same mode).
  */
 export function openSqliteDatabase(file: string): DatabaseSync {
-  mkdirSync(path.dirname(file), { recursive: true });
+  prepareDirectory(path.dirname(file), 'the SQLite database directory');
   closeSync(openSync(file, 'a', 0o600));
   const db = new DatabaseSync(file, { timeout: BUSY_TIMEOUT_MS, enableForeignKeyConstraints: true });
   try {
