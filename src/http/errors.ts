@@ -25,6 +25,19 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * Whole seconds from `nowMs` until `reset` (UNIX seconds), at least 1: RFC 9110's Retry-After
+ * allows no fractions, and 0 would invite a retry that is refused again.
+ */
+export function retryAfterSeconds(reset: number, nowMs: number): number {
+  return Math.max(1, Math.ceil(reset - nowMs / 1000));
+}
+
+/** Every 429: the body's `limit` and `reset`, and Retry-After saying the same as a delay. */
+function tooMany(code: string, message: string, limit: number, reset: number, nowMs: number): ApiError {
+  return new ApiError(429, code, message, { limit, reset }, { 'retry-after': String(retryAfterSeconds(reset, nowMs)) });
+}
+
 export const apiErrors = {
   badRequest: (message: string) => new ApiError(400, 'bad_request', message),
 
@@ -52,23 +65,25 @@ export const apiErrors = {
       { allow: allowed.join(', ') },
     ),
 
-  rateLimited: (window: 'hourly' | 'daily', limit: number, reset: number) =>
-    new ApiError(
-      429,
+  rateLimited: (window: 'hourly' | 'daily', limit: number, reset: number, nowMs: number) =>
+    tooMany(
       'rate_limited',
       `Rate limit exceeded: ${limit} requests per ${window === 'hourly' ? 'hour' : 'day'}. The counter resets at ${new Date(reset * 1000).toISOString()}; an API key raises the limit.`,
-      { limit, reset },
+      limit,
+      reset,
+      nowMs,
     ),
 
   /** A concurrency cap on ping/traceroute streams; `reset` is when a slot is free at the latest. */
-  tooManyStreams: (scope: 'client' | 'server', limit: number, reset: number) =>
-    new ApiError(
-      429,
+  tooManyStreams: (scope: 'client' | 'server', limit: number, reset: number, nowMs: number) =>
+    tooMany(
       'too_many_streams',
       scope === 'client'
         ? `Too many streams: you already have ${limit} ping/traceroute ${limit === 1 ? 'stream' : 'streams'} open, the most one caller may have at once. Close one or wait for it to finish (by ${new Date(reset * 1000).toISOString()} at the latest).`
         : `Too many streams: the server is running its maximum of ${limit} ping/traceroute streams. Try again shortly (a slot is free by ${new Date(reset * 1000).toISOString()} at the latest).`,
-      { limit, reset },
+      limit,
+      reset,
+      nowMs,
     ),
 
   // The account API (cookie sessions, not API keys).
@@ -125,12 +140,12 @@ export const apiErrors = {
     new ApiError(415, 'unsupported_media_type', 'Send the request body as JSON, with Content-Type: application/json.'),
 
   tooManyAttempts: (what: string, limit: number, reset: number, nowMs: number) =>
-    new ApiError(
-      429,
+    tooMany(
       'too_many_attempts',
       `Too many ${what}: at most ${limit} per window. Try again after ${new Date(reset * 1000).toISOString()}.`,
-      { limit, reset },
-      { 'retry-after': String(Math.max(1, reset - Math.floor(nowMs / 1000))) },
+      limit,
+      reset,
+      nowMs,
     ),
 
   upstream: (message: string) => new ApiError(502, 'upstream_error', message),

@@ -14,7 +14,8 @@ refused (429) when either is spent. Refused requests and OPTIONS requests (CORS 
 count; every other request under /api/v1 does, errors included. \`X-RateLimit-Limit\` is the hourly maximum, \`X-RateLimit-Remaining\`
 what is left before either window refuses, \`X-RateLimit-Reset\` the UNIX time at which the binding window
 resets (the one that would refuse first; on a tie, the daily one). A 429 body carries \`limit\` (the limit that
-refused: hourly or daily) and \`reset\` (when that window resets).
+refused: hourly or daily) and \`reset\` (when that window resets); every 429 (stream caps and the account API's
+limits too) has \`Retry-After\`, the whole seconds until \`reset\` (at least 1).
 
 **Errors.** Every error is JSON \`{"error": "..."}\`: 400 bad parameter, 401 bad key, 404 unknown path,
 405 method the path does not serve, 429 limit, 500 internal (quote the X-Request-Id), 502 an upstream

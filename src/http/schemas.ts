@@ -29,11 +29,18 @@ const rateLimitHeaders = {
 
 const errorResponse = (description: string) => ({ ...Type.Ref('ErrorBody'), description, headers: rateLimitHeaders });
 
+const retryAfterHeader = {
+  'Retry-After': { description: 'Whole seconds until `reset` (at least 1).', type: 'integer' },
+} as const;
+
 /** Error responses every rate-limited API route can give, for the OpenAPI document. */
 export const commonErrorResponses = {
   400: errorResponse('Missing or invalid parameter.'),
   401: errorResponse('API key invalid or revoked.'),
-  429: errorResponse('Rate limit exceeded; the body carries `limit` and `reset`.'),
+  429: {
+    ...errorResponse('Rate limit exceeded; the body carries `limit` and `reset`, Retry-After the seconds until then.'),
+    headers: { ...rateLimitHeaders, ...retryAfterHeader },
+  },
   500: errorResponse('Internal server error (details are logged with the request id).'),
 } as const;
 

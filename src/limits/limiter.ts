@@ -15,7 +15,13 @@ export interface RateLimitDecision {
   /** X-RateLimit-Reset: UNIX seconds at which the binding window resets. */
   readonly reset: number;
   /** The window that refused the request (when not allowed). */
-  readonly refusedBy?: { readonly window: WindowName; readonly limit: number; readonly reset: number };
+  readonly refusedBy?: {
+    readonly window: WindowName;
+    readonly limit: number;
+    readonly reset: number;
+    /** Epoch ms of the decision, the clock Retry-After is counted from. */
+    readonly at: number;
+  };
 }
 
 export interface RateLimiter {
@@ -91,9 +97,12 @@ export function createRateLimiter(options: {
   const now = options.now ?? Date.now;
   return {
     check(tier, subject) {
-      const windows = rateLimitWindows(limits, tier, subject, now());
+      const time = now();
+      const windows = rateLimitWindows(limits, tier, subject, time);
       const result = store.consume(windows);
-      return isPromise(result) ? result.then((settled) => decide(windows, settled)) : decide(windows, result);
+      return isPromise(result)
+        ? result.then((settled) => decide(windows, settled, time))
+        : decide(windows, result, time);
     },
   };
 }
@@ -101,6 +110,7 @@ export function createRateLimiter(options: {
 function decide(
   [hourly, daily]: [WindowCounter, WindowCounter],
   { allowed, counts }: ConsumeResult,
+  time: number,
 ): RateLimitDecision {
   // Plain numbers rather than a state object per window: this runs on every request.
   const hourlyLeft = Math.max(0, hourly.limit - (counts[0] ?? 0));
@@ -115,7 +125,7 @@ function decide(
       limit: hourly.limit,
       remaining: 0,
       reset,
-      refusedBy: { window: binding.name, limit: binding.limit, reset },
+      refusedBy: { window: binding.name, limit: binding.limit, reset, at: time },
     };
   }
   // On a tie the daily window binds: once both run out, only the daily reset helps.
