@@ -38,6 +38,19 @@ function tooMany(code: string, message: string, limit: number, reset: number, no
   return new ApiError(429, code, message, { limit, reset }, { 'retry-after': String(retryAfterSeconds(reset, nowMs)) });
 }
 
+/** A refused API key: 401 with `WWW-Authenticate: Bearer error="..."` (RFC 6750 section 3). */
+function keyRefused(bearerError: 'invalid_request' | 'invalid_token', message: string): ApiError {
+  return new ApiError(401, 'invalid_api_key', message, {}, { 'www-authenticate': `Bearer error="${bearerError}"` });
+}
+
+/**
+ * The account API's 401s are about a session cookie, not a key: a Bearer challenge would tell a
+ * client that an API key helps, and it does not there. RFC 9110 still wants a challenge on every
+ * 401, so they name the form login of the (expired) Cookie scheme draft, draft-broyer-http-cookie-auth:
+ * what it says is true, and no browser prompts for it.
+ */
+const SESSION_CHALLENGE = { 'www-authenticate': 'Cookie realm="netinfo", form-action="/api/v1/account/login"' };
+
 export const apiErrors = {
   badRequest: (message: string) => new ApiError(400, 'bad_request', message),
 
@@ -46,11 +59,30 @@ export const apiErrors = {
   invalidParameter: (name: string, expected: string) =>
     new ApiError(400, 'bad_request', `Invalid query parameter '${name}': ${expected}.`),
 
-  invalidApiKey: () =>
-    new ApiError(
-      401,
-      'invalid_api_key',
-      'The API key is invalid or revoked. Send a valid key as "Authorization: Bearer <key>", or no Authorization header for the public tier.',
+  // API keys (RFC 6750): every 401 says which check failed, and challenges with its error code.
+  notBearerAuthorization: () =>
+    keyRefused(
+      'invalid_request',
+      'The Authorization header is not a Bearer key: send the key as `Authorization: Bearer <key>`, or no Authorization header for the public tier.',
+    ),
+
+  malformedApiKey: () =>
+    keyRefused(
+      'invalid_token',
+      'The API key is malformed: a key is "nk_" and 36 letters and digits, the last 6 a checksum of the others. Copy it again, whole, from where it was created.',
+    ),
+
+  /** One message for both: a caller must not learn that a key once existed. */
+  unknownApiKey: () =>
+    keyRefused(
+      'invalid_token',
+      'The API key is unknown or revoked. Create a key in the dashboard (/dashboard), or send no Authorization header for the public tier.',
+    ),
+
+  apiKeyOfDisabledAccount: () =>
+    keyRefused(
+      'invalid_token',
+      "The API key's account is disabled. Contact the operator of this service, or send no Authorization header for the public tier.",
     ),
 
   notFound: (method: string, path: string) =>
@@ -98,10 +130,13 @@ export const apiErrors = {
       401,
       'not_signed_in',
       'Not signed in, or the session has expired. Log in with POST /api/v1/account/login (or at /dashboard).',
+      {},
+      SESSION_CHALLENGE,
     ),
 
   /** The same answer for an unknown email and a wrong password, so it does not tell which emails exist. */
-  invalidCredentials: () => new ApiError(401, 'invalid_credentials', 'The email or the password is incorrect.'),
+  invalidCredentials: () =>
+    new ApiError(401, 'invalid_credentials', 'The email or the password is incorrect.', {}, SESSION_CHALLENGE),
 
   accountDisabled: () =>
     new ApiError(403, 'account_disabled', 'This account is disabled. Contact the operator of this service.'),

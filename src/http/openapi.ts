@@ -9,7 +9,9 @@ DNS blacklists, ping and traceroute.
 **Access and limits.** Every endpoint works without authentication (tier Public, counted per client
 IPv4 address and per IPv6 /64). An API key sent as \`Authorization: Bearer <key>\` puts the request on its
 account's tier (Free or Pro, counted per account); an invalid or revoked key is a 401, never a silent
-fall-back. Two fixed windows apply to every request, aligned to the UTC hour and the UTC day; a request is
+fall-back. A 401 carries \`WWW-Authenticate: Bearer error="invalid_request"\` (the header is not \`Bearer <key>\`)
+or \`error="invalid_token"\` (a malformed key, an unknown or revoked one, or a disabled account's), and its message
+says which. Two fixed windows apply to every request, aligned to the UTC hour and the UTC day; a request is
 refused (429) when either is spent. Refused requests and OPTIONS requests (CORS preflights included) do not
 count; every other request under /api/v1 does, errors included. \`X-RateLimit-Limit\` is the hourly maximum, \`X-RateLimit-Remaining\`
 what is left before either window refuses, \`X-RateLimit-Reset\` the UNIX time at which the binding window

@@ -36,7 +36,18 @@ const retryAfterHeader = {
 /** Error responses every rate-limited API route can give, for the OpenAPI document. */
 export const commonErrorResponses = {
   400: errorResponse('Missing or invalid parameter.'),
-  401: errorResponse('API key invalid or revoked.'),
+  401: {
+    ...errorResponse(
+      'The Authorization header is not `Bearer <key>`, or the key is malformed, unknown or revoked, or its account disabled.',
+    ),
+    headers: {
+      ...rateLimitHeaders,
+      'WWW-Authenticate': {
+        description: '`Bearer error="invalid_request"` or `Bearer error="invalid_token"` (RFC 6750).',
+        type: 'string',
+      },
+    },
+  },
   429: {
     ...errorResponse('Rate limit exceeded; the body carries `limit` and `reset`, Retry-After the seconds until then.'),
     headers: { ...rateLimitHeaders, ...retryAfterHeader },

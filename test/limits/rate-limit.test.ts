@@ -209,8 +209,8 @@ test('a store or caller lookup that answers with a promise gives the same header
           return asynchronous ? Promise.resolve(caller) : caller;
         }
         if (authorization !== undefined) {
-          if (asynchronous) return Promise.reject(apiErrors.invalidApiKey());
-          throw apiErrors.invalidApiKey();
+          if (asynchronous) return Promise.reject(apiErrors.unknownApiKey());
+          throw apiErrors.unknownApiKey();
         }
         return publicCaller(clientIp);
       },
