@@ -13,8 +13,10 @@ import { registerHealthRoutes } from './health/routes.ts';
 import { registerCors } from './http/cors.ts';
 import {
   answerClientError,
+  answerConnect,
   answerFrameworkError,
   MAX_PATH_PARAMETER_LENGTH,
+  refuseOverlongUrls,
   registerErrorHandling,
 } from './http/error-handler.ts';
 import { createServiceLogger, registerAccessLog, requestLoggerFactory, ServiceLogController } from './http/logging.ts';
@@ -92,6 +94,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     },
   });
   app.log = logger;
+  app.server.on('connect', answerConnect(logger));
   registerAccessLog(app, logger);
 
   const shutdown = new AbortController();
@@ -103,6 +106,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   await registerOpenApi(app);
   registerRequestContext(app, config.trustProxy);
   registerCors(app);
+  refuseOverlongUrls(app);
 
   // Shared state: in this process, or in Redis for several instances (REDIS_URL).
   const shared = await createSharedState(config, app, now);

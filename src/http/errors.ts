@@ -199,6 +199,29 @@ export const apiErrors = {
   pathParameterTooLong: (limit: number) =>
     new ApiError(414, 'uri_too_long', `A path segment of this URL is longer than ${limit} characters.`),
 
+  urlTooLong: (limit: number) =>
+    new ApiError(
+      414,
+      'uri_too_long',
+      `The URL is longer than ${limit} bytes (${limit / 1024} KiB), the most this service reads. Send fewer or shorter query parameters.`,
+    ),
+
+  urlNotEncoded: () =>
+    new ApiError(
+      400,
+      'bad_url',
+      'The URL contains raw bytes that must be percent-encoded (non-ASCII characters, spaces, control characters): send each byte as %XX, for example ü as %C3%BC (its UTF-8 bytes). curl does it with --data-urlencode and -G.',
+    ),
+
+  connectNotAllowed: (allowed: readonly string[]) =>
+    new ApiError(
+      405,
+      'method_not_allowed',
+      `Method CONNECT is not allowed: this service is not a proxy. Use ${allowed.join(', ')} on its paths.`,
+      {},
+      { allow: allowed.join(', ') },
+    ),
+
   malformedRequest: () => new ApiError(400, 'malformed_request', 'The HTTP request is malformed and cannot be read.'),
 
   headersTooLarge: () =>

@@ -22,7 +22,8 @@ limits too) has \`Retry-After\`, the whole seconds until \`reset\` (at least 1).
 **Errors.** Every error is JSON \`{"error": "..."}\`: 400 bad parameter, 401 bad key, 404 unknown path,
 405 method the path does not serve, 429 limit, 500 internal (quote the X-Request-Id), 502 an upstream
 service failed. Requests that cannot be routed or read are not counted and carry no X-RateLimit-* headers:
-400 malformed URL or request, 414 a path parameter over 100 characters, 431 headers over 16 KiB, 408 too slow.
+400 malformed URL or request, or raw non-ASCII bytes in the URL (percent-encode them), 414 a path parameter over
+100 characters or a URL over 8 KiB, 431 headers over 16 KiB, 408 too slow, 405 a CONNECT (this is not a proxy).
 
 **CORS.** \`Access-Control-Allow-Origin: *\` and \`Access-Control-Expose-Headers: *\` on every response: scripts on any site read every header (X-RateLimit-*, X-Request-Id, X-Data-Attribution). No cookies cross-origin; an API key in the Authorization header works (preflights allow it).
 

@@ -67,10 +67,21 @@ test('a plain OPTIONS (no preflight) on a known path is 204 with Allow; on an un
   await app.close();
 });
 
-/** Sends raw bytes and returns everything the server wrote before closing the connection. */
-function rawExchange(port: number, request: string): Promise<string> {
+/**
+ * Sends raw bytes (a string is sent as UTF-8, as is: no client encodes it), in `pieces` writes a
+ * little apart, and returns everything the server wrote before closing the connection.
+ */
+function rawExchange(port: number, request: string, pieces = 1): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.end(request));
+    const socket = connect(port, '127.0.0.1', async () => {
+      const bytes = Buffer.from(request);
+      const size = Math.ceil(bytes.length / pieces);
+      for (let start = 0; start + size < bytes.length; start += size) {
+        socket.write(bytes.subarray(start, start + size));
+        await new Promise((resolveWait) => setTimeout(resolveWait, 20));
+      }
+      socket.end(bytes.subarray(size * (pieces - 1)));
+    });
     let received = '';
     socket.setEncoding('utf8');
     socket.on('data', (chunk) => {
@@ -133,6 +144,82 @@ test('requests Fastify or Node cannot route or read get the error shape, a reque
       [400, 431],
     );
     assert.ok(!JSON.stringify(refused).includes('bbbb'));
+  } finally {
+    await app.close();
+  }
+});
+
+test('issue 18: an over-long URL is a 414 (not a 431), a URL with raw non-ASCII bytes a 400 saying to percent-encode', async () => {
+  const app = await buildTestApp();
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  const urlOfLength = (length: number) => `/api/v1/ipv6?q=`.padEnd(length, 'q');
+  const request = (target: string) => `GET ${target} HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n`;
+  const cases: [string, string, number, number, RegExp][] = [
+    ['a URL just over 8 KiB', request(urlOfLength(8193)), 1, 414, /longer than 8192 bytes/],
+    [
+      "a URL over 16 KiB in one packet (past Node's header limit)",
+      request(`/api/v1/ipv6?x=${'a'.repeat(20_000)}`),
+      1,
+      414,
+      /longer than 8192 bytes/,
+    ],
+    [
+      'the same URL in pieces, the limit passed in the one holding its end',
+      request(`/api/v1/ipv6?x=${'a'.repeat(20_000)}`),
+      5,
+      414,
+      /longer than 8192 bytes/,
+    ],
+    [
+      'a long header is still a 431',
+      `GET /api/v1/ipv6 HTTP/1.1\r\nHost: a\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`,
+      5,
+      431,
+      /headers are too large/,
+    ],
+    [
+      'raw UTF-8 in the query',
+      request('/api/v1/dns?host=bücher.example&record_type=A'),
+      1,
+      400,
+      /percent-encoded.*%C3%BC/,
+    ],
+    ['raw UTF-8 in the path', request('/api/v1/jsön'), 1, 400, /percent-encoded/],
+  ];
+  try {
+    for (const [what, raw, pieces, status, message] of cases) {
+      const response = parseRaw(await rawExchange(port, raw, pieces));
+      assert.equal(response.status, status, what);
+      assert.match(response.body.error, message, what);
+      assert.deepEqual(Object.keys(response.body), ['error'], what);
+      assert.equal(response.headers['access-control-allow-origin'], '*', what);
+      assert.equal(response.headers['x-ratelimit-limit'], undefined, `${what}: not counted`);
+    }
+    // At the limit exactly, the URL is served.
+    const atLimit = await app.inject({ url: urlOfLength(8192) });
+    assert.notEqual(atLimit.statusCode, 414);
+  } finally {
+    await app.close();
+  }
+});
+
+test('issue 18: a CONNECT request gets the 405 every other unserved method gets, not a dropped connection', async () => {
+  const logs = captureLog();
+  const app = await buildTestApp({}, { logStream: logs.stream });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  try {
+    for (const target of ['example.com:443', '127.0.0.1:22', '/api/v1/ipv6']) {
+      const raw = await rawExchange(port, `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`);
+      const response = parseRaw(raw);
+      assert.equal(response.status, 405, target);
+      assert.equal(response.headers.allow, 'GET, HEAD, OPTIONS');
+      assert.match(response.body.error, /CONNECT is not allowed: this service is not a proxy/);
+      assert.equal(response.headers['access-control-allow-origin'], '*');
+      assert.match(response.headers['x-request-id'] ?? '', /^[0-9a-f]{8}-[0-9a-z]+$/);
+    }
+    assert.equal(logs.lines().filter((line) => line.msg === 'CONNECT refused').length, 3);
   } finally {
     await app.close();
   }
