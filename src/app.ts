@@ -21,6 +21,7 @@ import {
 } from './http/error-handler.ts';
 import { createServiceLogger, registerAccessLog, requestLoggerFactory, ServiceLogController } from './http/logging.ts';
 import { registerOpenApi, registerOpenApiRoute } from './http/openapi.ts';
+import { closeQueryStrings } from './http/query-params.ts';
 import { registerRequestContext, requestIdFor } from './http/request-context.ts';
 import { compilingOncePerSchema } from './http/serializers.ts';
 import { strictValidators } from './http/validators.ts';
@@ -103,6 +104,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   app.addHook('preClose', async () => shutdown.abort());
 
   registerErrorHandling(app);
+  closeQueryStrings(app);
   await registerOpenApi(app);
   registerRequestContext(app, config.trustProxy);
   registerCors(app);

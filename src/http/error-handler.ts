@@ -5,6 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { StorageUnavailableError } from '../storage/errors.ts';
 import { CORS_HEADERS } from './cors.ts';
 import { ApiError, apiErrors } from './errors.ts';
+import { unknownQueryParameters } from './query-params.ts';
 import { newRequestId } from './request-context.ts';
 
 /** Fastify's default, stated so the 414 can say it. */
@@ -70,6 +71,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return send(reply, apiErrors.accountsUnavailable());
     }
     if (error.validation) {
+      // Unknown names first: `?hots=` is better answered with the valid names than "host is missing".
+      const unknown = error.validationContext === 'querystring' ? unknownQueryParameters(request) : undefined;
+      if (unknown) return send(reply, unknown);
       return send(reply, validationError(error.validation, request.routeOptions.config.parameterHints));
     }
     const status = error.statusCode ?? 500;

@@ -56,6 +56,20 @@ export const apiErrors = {
 
   missingParameter: (name: string) => new ApiError(400, 'bad_request', `Missing required query parameter '${name}'.`),
 
+  /** Query parameters the endpoint does not take: named (the first few, cut short), with the valid ones. */
+  unknownParameters: (names: readonly string[], valid: readonly string[], endpoint: string) => {
+    const shown = names.slice(0, 5).map((name) => `'${name.length > 40 ? `${name.slice(0, 40)}...` : name}'`);
+    const more = names.length > shown.length ? ` and ${names.length - shown.length} more` : '';
+    const list = `${shown.join(', ')}${more}`;
+    return new ApiError(
+      400,
+      'bad_request',
+      `Unknown query ${names.length === 1 ? 'parameter' : 'parameters'} ${list}: ${
+        valid.length === 0 ? `${endpoint} takes no query parameters` : `${endpoint} takes ${valid.join(', ')}`
+      }.`,
+    );
+  },
+
   invalidParameter: (name: string, expected: string) =>
     new ApiError(400, 'bad_request', `Invalid query parameter '${name}': ${expected}.`),
 

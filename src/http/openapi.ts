@@ -19,7 +19,8 @@ resets (the one that would refuse first; on a tie, the daily one). A 429 body ca
 refused: hourly or daily) and \`reset\` (when that window resets); every 429 (stream caps and the account API's
 limits too) has \`Retry-After\`, the whole seconds until \`reset\` (at least 1).
 
-**Errors.** Every error is JSON \`{"error": "..."}\`: 400 bad parameter, 401 bad key, 404 unknown path,
+**Errors.** Every error is JSON \`{"error": "..."}\`: 400 bad parameter (missing, invalid, or one the operation does
+not take: unknown query parameters are refused, never ignored), 401 bad key, 404 unknown path,
 405 method the path does not serve, 429 limit, 500 internal (quote the X-Request-Id), 502 an upstream
 service failed. Requests that cannot be routed or read are not counted and carry no X-RateLimit-* headers:
 400 malformed URL or request, or raw non-ASCII bytes in the URL (percent-encode them), 414 a path parameter over

@@ -35,7 +35,7 @@ const retryAfterHeader = {
 
 /** Error responses every rate-limited API route can give, for the OpenAPI document. */
 export const commonErrorResponses = {
-  400: errorResponse('Missing or invalid parameter.'),
+  400: errorResponse('Missing, invalid or unknown query parameter (the message names it).'),
   401: {
     ...errorResponse(
       'The Authorization header is not `Bearer <key>`, or the key is malformed, unknown or revoked, or its account disabled.',

@@ -305,3 +305,47 @@ test('readiness reports starting (503) until every registered check is ready', a
   assert.equal(ready.json().status, 'ready');
   await app.close();
 });
+
+test('issue 18: an unknown query parameter is a 400 naming it and listing the valid ones, on every documented GET', async () => {
+  const app = await buildTestApp();
+  try {
+    // The bug: /json answered about the caller, and the user believed they had looked up 1.1.1.1.
+    const json = await app.inject({ url: '/api/v1/json?ip=1.1.1.1' });
+    assert.equal(json.statusCode, 400);
+    assert.equal(json.json().error, "Unknown query parameter 'ip': GET /api/v1/json takes no query parameters.");
+    assert.equal(json.headers['x-ratelimit-remaining'], '99', 'counted like any other 400');
+
+    const typo = await app.inject({ url: '/api/v1/dns?hots=example.com&record_type=A' });
+    assert.equal(typo.json().error, "Unknown query parameter 'hots': GET /api/v1/dns takes host, record_type.");
+    const several = await app.inject({ url: '/api/v1/ping?host=127.0.0.1&count=2&size=100&ttl=3' });
+    assert.equal(several.statusCode, 400);
+    assert.match(
+      several.json().error,
+      /^Unknown query parameters 'size', 'ttl': GET \/api\/v1\/ping takes host, count, family\.$/,
+    );
+    const caseMatters = await app.inject({ url: '/api/v1/blacklist?IP=192.0.2.1' });
+    assert.match(caseMatters.json().error, /'IP': GET \/api\/v1\/blacklist takes ip\./);
+
+    // Every GET operation of the OpenAPI document, with the names it documents.
+    const document = (await app.inject({ url: '/api/v1/openapi.json' })).json();
+    let checked = 0;
+    for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
+      const operation = item.get;
+      if (!operation || path.includes('{')) continue;
+      const declared = (operation.parameters ?? []).filter((p: { in: string }) => p.in === 'query');
+      const response = await app.inject({ url: `${path}?zz_unknown=1` });
+      assert.equal(response.statusCode, 400, path);
+      const message = response.json().error as string;
+      assert.match(message, /^Unknown query parameter 'zz_unknown': GET /, path);
+      for (const parameter of declared) assert.ok(message.includes(parameter.name), `${path}: lists ${parameter.name}`);
+      if (declared.length === 0) assert.match(message, /takes no query parameters/, path);
+      checked++;
+    }
+    assert.ok(checked >= 12, `checked ${checked} operations`);
+
+    // Pages a browser opens keep whatever a link adds.
+    assert.equal((await app.inject({ url: '/dashboard?utm_source=newsletter' })).statusCode, 200);
+  } finally {
+    await app.close();
+  }
+});
