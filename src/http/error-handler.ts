@@ -122,7 +122,7 @@ export function answerFrameworkError(error: FastifyError, request: FastifyReques
 
 /** A URL over MAX_URL_LENGTH is a 414, first of all: not routed further, not counted. */
 export function refuseOverlongUrls(app: FastifyInstance): void {
-  app.addHook('onRequest', (request, reply, done) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     if (request.raw.url !== undefined && request.raw.url.length > MAX_URL_LENGTH) {
       return done(apiErrors.urlTooLong(MAX_URL_LENGTH));
     }

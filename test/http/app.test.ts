@@ -329,10 +329,11 @@ test('issue 18: an unknown query parameter is a 400 naming it and listing the va
     // Every GET operation of the OpenAPI document, with the names it documents.
     const document = (await app.inject({ url: '/api/v1/openapi.json' })).json();
     let checked = 0;
-    for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
+    type Operation = { parameters?: { in: string; name: string }[] };
+    for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, Operation>>)) {
       const operation = item.get;
       if (!operation || path.includes('{')) continue;
-      const declared = (operation.parameters ?? []).filter((p: { in: string }) => p.in === 'query');
+      const declared = (operation.parameters ?? []).filter((parameter) => parameter.in === 'query');
       const response = await app.inject({ url: `${path}?zz_unknown=1` });
       assert.equal(response.statusCode, 400, path);
       const message = response.json().error as string;
