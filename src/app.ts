@@ -1,7 +1,9 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
+import { isSecureRequest, requestFacts } from './accounts/account-http.ts';
 import { ACCOUNT_PREFIX, registerAccountRoutes } from './accounts/account-routes.ts';
 import { createAccounts } from './accounts/accounts.ts';
+import { requestHost } from './accounts/session-cookie.ts';
 import { createBlacklistChecker } from './blacklist/checker.ts';
 import { registerBlacklistRoute } from './blacklist/route.ts';
 import type { Config } from './config.ts';
@@ -177,6 +179,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   );
   await registerAccountRoutes(app, accounts);
   registerDashboard(app, accounts);
-  registerOpenApiRoute(app);
+  registerOpenApiRoute(app, (request) => ({
+    host: requestHost(requestFacts(request), config.trustProxy),
+    secure: isSecureRequest(accounts, request),
+  }));
   return app;
 }

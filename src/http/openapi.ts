@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ifNoneMatchHits, weakEtag } from './etag.ts';
 import { ErrorBody } from './schemas.ts';
 
 /** Documentation that only the OpenAPI document carries: the rules that apply to every route. */
@@ -46,6 +47,9 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     openapi: {
       openapi: '3.1.0',
       info: { title: 'netinfo API', version: '1.0.0', description: DESCRIPTION },
+      // Every operation may send an API key, none must: `{}` is "no key" (the public tier). The
+      // account API and the health checks say otherwise on their operations.
+      security: [{}, { apiKey: [] }],
       tags: [
         { name: 'ip', description: "The caller's own address" },
         { name: 'operations', description: 'Health of the service (outside /api/v1, not rate-limited)' },
@@ -73,6 +77,45 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   });
 }
 
-export function registerOpenApiRoute(app: FastifyInstance): void {
-  app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+/** How the request reached the service: the host it addressed and whether over HTTPS (behind trusted proxies too). */
+export type RequestOrigin = (request: FastifyRequest) => { host: string | undefined; secure: boolean };
+
+/**
+ * The `servers` URL: the origin the request addressed, so "try it" calls in a viewer go where the
+ * document came from. A Host that is not a plain name or address with an optional port (anyone can
+ * send any Host) gives `/`, the origin of the document itself.
+ */
+export function serverUrl(host: string | undefined, secure: boolean): string {
+  const plainHost =
+    /^(?:[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::[0-9]{1,5})?$/i;
+  if (host === undefined || host.length > 260 || !plainHost.test(host)) return '/';
+  return `${secure ? 'https' : 'http'}://${host.toLowerCase()}`;
+}
+
+/** Documents kept per server URL at most (hosts are the caller's choice, so the cache is bounded). */
+const MAX_CACHED_DOCUMENTS = 16;
+
+/**
+ * `GET /api/v1/openapi.json`: the document with its `servers` entry, serialised once per origin,
+ * with an ETag; `If-None-Match` with it is a 304. `Vary` names the headers the servers URL is taken from.
+ */
+export function registerOpenApiRoute(app: FastifyInstance, origin: RequestOrigin): void {
+  const documents = new Map<string, { body: string; etag: string }>();
+  app.get('/api/v1/openapi.json', { schema: { hide: true } }, async (request, reply) => {
+    const { host, secure } = origin(request);
+    const url = serverUrl(host, secure);
+    let document = documents.get(url);
+    if (document === undefined) {
+      const body = JSON.stringify({ ...app.swagger(), servers: [{ url, description: 'This service' }] });
+      document = { body, etag: weakEtag(body) };
+      if (documents.size >= MAX_CACHED_DOCUMENTS) documents.clear();
+      documents.set(url, document);
+    }
+    reply
+      .header('etag', document.etag)
+      .header('cache-control', 'no-cache')
+      .header('vary', 'Host, X-Forwarded-Host, X-Forwarded-Proto, Forwarded');
+    if (ifNoneMatchHits(request.headers['if-none-match'], document.etag)) return reply.code(304).send();
+    return reply.type('application/json; charset=utf-8').send(document.body);
+  });
 }
