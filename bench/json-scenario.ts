@@ -16,6 +16,11 @@ import { FEED_FILES, feedDir } from '../test/support/mmdb-fixtures.ts';
 import type { ScenarioSetup } from './scenarios.ts';
 
 const CLIENTS = 1000;
+/**
+ * `BENCH_ACCEPT_ENCODING=gzip` (or `br`): every request asks for a compressed answer, as browsers
+ * and curl --compressed do (http/compression.ts decides by size). Unset: no Accept-Encoding.
+ */
+const ACCEPT_ENCODING = process.env.BENCH_ACCEPT_ENCODING;
 const DATA_DIR = '.tmp/bench-data';
 
 /** Distinct public IPv4 addresses spread over the whole space (a fixed seed: the same every run). */
@@ -77,8 +82,14 @@ export async function jsonScenarioSetup(): Promise<ScenarioSetup> {
   });
   return {
     env: { TRUST_PROXY: 'loopback', DNS_SERVERS: formatServer(dns.server), DATA_DIR },
-    requests: ips.map((ip) => ({ method: 'GET', path: '/api/v1/json', headers: { 'x-forwarded-for': ip } })),
-    describe: `${CLIENTS} distinct public IPv4 clients via X-Forwarded-For, PTR from a loopback DNS server; ${data}`,
+    requests: ips.map((ip) => ({
+      method: 'GET',
+      path: '/api/v1/json',
+      headers: { 'x-forwarded-for': ip, ...(ACCEPT_ENCODING ? { 'accept-encoding': ACCEPT_ENCODING } : {}) },
+    })),
+    describe: `${CLIENTS} distinct public IPv4 clients via X-Forwarded-For, PTR from a loopback DNS server; ${data}${
+      ACCEPT_ENCODING ? `; Accept-Encoding: ${ACCEPT_ENCODING}` : ''
+    }`,
     async verify(url) {
       const response = await fetch(`${url}/api/v1/json`, { headers: { 'x-forwarded-for': ips[0] as string } });
       const body = (await response.json()) as { hostname?: string; ip?: string };

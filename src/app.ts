@@ -12,6 +12,7 @@ import { createResolver, type Resolver } from './dns/resolver.ts';
 import { registerDnsRoute } from './dns/route.ts';
 import { createReadiness, type Readiness } from './health/readiness.ts';
 import { registerHealthRoutes } from './health/routes.ts';
+import { COMPRESSION_THRESHOLD_BYTES, registerCompression } from './http/compression.ts';
 import { registerCors } from './http/cors.ts';
 import {
   answerClientError,
@@ -40,7 +41,7 @@ import type { AccountRepository } from './storage/repository.ts';
 import { registerProbeRoutes } from './streams/register.ts';
 import { createTlsChecker } from './tls/inspect.ts';
 import { registerSslRoute } from './tls/route.ts';
-import { registerDashboard } from './web/dashboard-routes.ts';
+import { DASHBOARD_PATH, registerDashboard } from './web/dashboard-routes.ts';
 import { buildWhoisService } from './whois/build.ts';
 import { registerWhoisRoute } from './whois/route.ts';
 import type { WhoisResult } from './whois/service.ts';
@@ -107,6 +108,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
 
   registerErrorHandling(app);
   closeQueryStrings(app);
+  registerCompression(app, {
+    threshold: COMPRESSION_THRESHOLD_BYTES,
+    uncompressed: (url) => url === DASHBOARD_PATH || url === ACCOUNT_PREFIX || url.startsWith(`${ACCOUNT_PREFIX}/`),
+  });
   await registerOpenApi(app);
   registerRequestContext(app, config.trustProxy);
   registerCors(app);

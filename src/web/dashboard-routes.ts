@@ -6,6 +6,7 @@ import { currentSession, isSecureRequest, requestFacts } from '../accounts/accou
 import type { Accounts } from '../accounts/accounts.ts';
 import { requestHost } from '../accounts/session-cookie.ts';
 import { apiErrors } from '../http/errors.ts';
+import { ifNoneMatchHits } from '../http/etag.ts';
 import { type AssetUrls, renderSignedIn, renderSignedOut } from './dashboard-page.ts';
 
 export const DASHBOARD_PATH = '/dashboard';
@@ -81,14 +82,15 @@ export function registerDashboard(app: FastifyInstance, accounts: Accounts): voi
       const { name } = request.params as { name: string };
       const asset = assets.get(name);
       if (!asset) throw apiErrors.notFound('GET', request.url.split('?')[0] ?? request.url);
-      const etag = `"${asset.version}"`;
+      // Weak: the same tag covers the file and its gzip and brotli encodings (http/compression.ts).
+      const etag = `W/"${asset.version}"`;
       const versioned = (request.query as { v?: string }).v === asset.version;
       reply
         .type(asset.type)
         .header('etag', etag)
         .header('x-content-type-options', 'nosniff')
         .header('cache-control', versioned ? 'public, max-age=31536000, immutable' : 'no-cache');
-      if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+      if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
       return reply.send(asset.body);
     },
   );

@@ -23,7 +23,7 @@ const escapePointer = (segment: string) => segment.replaceAll('~', '~0').replace
  */
 function examplesOf(node: unknown, pointer: string, found: { schema: string; value: unknown; at: string }[]) {
   if (Array.isArray(node)) {
-    node.forEach((item, index) => examplesOf(item, `${pointer}/${index}`, found));
+    for (const [index, item] of node.entries()) examplesOf(item, `${pointer}/${index}`, found);
     return found;
   }
   if (node === null || typeof node !== 'object') return found;
