@@ -224,7 +224,7 @@ export const apiErrors = {
     new ApiError(
       400,
       'bad_url',
-      'The URL contains raw bytes that must be percent-encoded (non-ASCII characters, spaces, control characters): send each byte as %XX, for example ü as %C3%BC (its UTF-8 bytes). curl does it with --data-urlencode and -G.',
+      'The URL contains raw bytes that must be percent-encoded (non-ASCII characters, control characters): send each byte as %XX, for example ü as %C3%BC (its UTF-8 bytes). curl does it with --data-urlencode and -G.',
     ),
 
   connectNotAllowed: (allowed: readonly string[]) =>

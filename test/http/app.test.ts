@@ -186,6 +186,7 @@ test('issue 18: an over-long URL is a 414 (not a 431), a URL with raw non-ASCII 
       /percent-encoded.*%C3%BC/,
     ],
     ['raw UTF-8 in the path', request('/api/v1/jsön'), 1, 400, /percent-encoded/],
+    ['a control character', request('/api/v1/dns?host=a\x01b&record_type=A'), 1, 400, /percent-encoded/],
   ];
   try {
     for (const [what, raw, pieces, status, message] of cases) {
