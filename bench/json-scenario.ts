@@ -16,6 +16,11 @@ import { FEED_FILES, feedDir } from '../test/support/mmdb-fixtures.ts';
 import type { ScenarioSetup } from './scenarios.ts';
 
 const CLIENTS = 1000;
+/**
+ * `BENCH_ACCEPT_ENCODING=gzip` (or `br`): every request asks for a compressed answer, as browsers
+ * and curl --compressed do (http/compression.ts decides by size). Unset: no Accept-Encoding.
+ */
+const ACCEPT_ENCODING = process.env.BENCH_ACCEPT_ENCODING;
 const DATA_DIR = '.tmp/bench-data';
 
 /** Distinct public IPv4 addresses spread over the whole space (a fixed seed: the same every run). */
@@ -94,7 +99,11 @@ async function ipScenarioSetup(kind: 'json' | 'json-ip' | 'batch'): Promise<Scen
   });
   const requests: NonNullable<ScenarioSetup['requests']> =
     kind === 'json'
-      ? ips.map((ip) => ({ method: 'GET', path: '/api/v1/json', headers: { 'x-forwarded-for': ip } }))
+      ? ips.map((ip) => ({
+          method: 'GET',
+          path: '/api/v1/json',
+          headers: { 'x-forwarded-for': ip, ...(ACCEPT_ENCODING ? { 'accept-encoding': ACCEPT_ENCODING } : {}) },
+        }))
       : kind === 'json-ip'
         ? ips.map((ip) => ({ method: 'GET', path: `/api/v1/json/${ip}`, headers: {} }))
         : Array.from({ length: BATCHES }, (_, b) => ({
@@ -111,7 +120,7 @@ async function ipScenarioSetup(kind: 'json' | 'json-ip' | 'batch'): Promise<Scen
   return {
     env: { TRUST_PROXY: 'loopback', DNS_SERVERS: formatServer(dns.server), DATA_DIR },
     requests,
-    describe: `${what}, PTR from a loopback DNS server; ${data}`,
+    describe: `${what}, PTR from a loopback DNS server; ${data}${ACCEPT_ENCODING ? `; Accept-Encoding: ${ACCEPT_ENCODING}` : ''}`,
     async verify(url) {
       if (kind === 'batch') {
         const sample = requests[0] as { body: string };

@@ -1,7 +1,9 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
+import { isSecureRequest, requestFacts } from './accounts/account-http.ts';
 import { ACCOUNT_PREFIX, registerAccountRoutes } from './accounts/account-routes.ts';
 import { createAccounts } from './accounts/accounts.ts';
+import { requestHost } from './accounts/session-cookie.ts';
 import { createBlacklistChecker } from './blacklist/checker.ts';
 import { registerBlacklistRoute } from './blacklist/route.ts';
 import type { Config } from './config.ts';
@@ -10,15 +12,19 @@ import { createResolver, type Resolver } from './dns/resolver.ts';
 import { registerDnsRoute } from './dns/route.ts';
 import { createReadiness, type Readiness } from './health/readiness.ts';
 import { registerHealthRoutes } from './health/routes.ts';
+import { COMPRESSION_THRESHOLD_BYTES, registerCompression } from './http/compression.ts';
 import { registerCors } from './http/cors.ts';
 import {
   answerClientError,
+  answerConnect,
   answerFrameworkError,
   MAX_PATH_PARAMETER_LENGTH,
+  refuseOverlongUrls,
   registerErrorHandling,
 } from './http/error-handler.ts';
 import { createServiceLogger, registerAccessLog, requestLoggerFactory, ServiceLogController } from './http/logging.ts';
 import { registerOpenApi, registerOpenApiRoute } from './http/openapi.ts';
+import { closeQueryStrings } from './http/query-params.ts';
 import { registerRequestContext, requestIdFor } from './http/request-context.ts';
 import { registerAnswerConstraint } from './http/route-config.ts';
 import { compilingOncePerSchema } from './http/serializers.ts';
@@ -37,7 +43,7 @@ import { registerProbeRoutes } from './streams/register.ts';
 import { registerTextRoutes } from './text/text-routes.ts';
 import { createTlsChecker } from './tls/inspect.ts';
 import { registerSslRoute } from './tls/route.ts';
-import { registerDashboard } from './web/dashboard-routes.ts';
+import { DASHBOARD_PATH, registerDashboard } from './web/dashboard-routes.ts';
 import { registerFrontPage } from './web/front-page.ts';
 import { buildWhoisService } from './whois/build.ts';
 import { registerWhoisRoute } from './whois/route.ts';
@@ -106,6 +112,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     },
   });
   app.log = logger;
+  app.server.on('connect', answerConnect(logger));
   registerAccessLog(app, logger);
 
   const shutdown = new AbortController();
@@ -114,10 +121,16 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   app.addHook('preClose', async () => shutdown.abort());
 
   registerErrorHandling(app);
+  closeQueryStrings(app);
+  registerCompression(app, {
+    threshold: COMPRESSION_THRESHOLD_BYTES,
+    uncompressed: (url) => url === DASHBOARD_PATH || url === ACCOUNT_PREFIX || url.startsWith(`${ACCOUNT_PREFIX}/`),
+  });
   await registerOpenApi(app);
   registerRequestContext(app, config.trustProxy);
   registerCors(app);
   registerAnswerConstraint(app);
+  refuseOverlongUrls(app);
 
   // Shared state: in this process, or in Redis for several instances (REDIS_URL).
   const shared = await createSharedState(config, app, now);
@@ -187,6 +200,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   );
   await registerAccountRoutes(app, accounts);
   registerFrontPage(app, registerDashboard(app, accounts));
-  registerOpenApiRoute(app);
+  registerOpenApiRoute(app, (request) => ({
+    host: requestHost(requestFacts(request), config.trustProxy),
+    secure: isSecureRequest(accounts, request),
+  }));
   return app;
 }

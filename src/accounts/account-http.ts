@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { apiErrors } from '../http/errors.ts';
+import { unknownQueryParameters } from '../http/query-params.ts';
 import type { Accounts } from './accounts.ts';
 import {
   type RequestFacts,
@@ -107,6 +108,9 @@ export function throwIfInvalid(request: FastifyRequest, hints: Record<string, st
   if (!failure) return;
   // A path id of the wrong shape cannot name a key of this account.
   if (failure.validationContext === 'params') throw apiErrors.keyNotFound();
+  if (failure.validationContext === 'querystring') {
+    throw unknownQueryParameters(request) ?? apiErrors.badRequest('The query string is not accepted.');
+  }
   const issue = (failure.validation as ValidationIssue[] | undefined)?.[0];
   if (!issue) throw apiErrors.badRequest('The body must be a JSON object.');
   if (issue.keyword === 'required') throw apiErrors.missingField(String(issue.params.missingProperty));

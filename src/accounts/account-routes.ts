@@ -282,7 +282,7 @@ function registerMethodGuards(scope: FastifyInstance): void {
     method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
     url: `${ACCOUNT_PREFIX}/*`,
     schema: { hide: true },
-    config: { methodGuard: true },
+    config: { methodGuard: true, openQueryString: true },
     handler: async (request: FastifyRequest, _reply: FastifyReply) => {
       throw apiErrors.notFound(request.method, request.url.split('?')[0] ?? request.url);
     },
@@ -294,7 +294,7 @@ function registerMethodGuards(scope: FastifyInstance): void {
       method: others,
       url,
       schema: { hide: true },
-      config: { methodGuard: true },
+      config: { methodGuard: true, openQueryString: true },
       handler: async (request: FastifyRequest, _reply: FastifyReply) => {
         throw apiErrors.methodNotAllowed(request.method, request.url.split('?')[0] ?? url, allowed);
       },

@@ -30,7 +30,9 @@ export const accountErrors = {
   500: error('Internal server error (details are logged with the request id).'),
 };
 export const sessionErrors = {
-  401: error('Not signed in, or the session has expired.'),
+  401: error(
+    'Not signed in, or the session has expired. `WWW-Authenticate: Cookie realm="netinfo", form-action="/api/v1/account/login"`, not Bearer: an API key does not open the account API.',
+  ),
 };
 export const csrfErrors = {
   403: error('Refused as cross-site: no or wrong X-CSRF-Token, or a cross-origin Origin / Sec-Fetch-Site.'),

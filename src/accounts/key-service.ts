@@ -24,7 +24,7 @@ export interface KeyService {
   /** Active keys, oldest first, with last-used times including uses not yet written. */
   list(accountId: string): Promise<ApiKeyRecord[]>;
   revoke(accountId: string, keyId: string): Promise<boolean>;
-  /** The owner of a well-formed presented key, or undefined (unknown, revoked, account disabled). */
+  /** The owner of a well-formed presented key (`disabled` when its account is), or undefined (unknown or revoked). */
   verify(apiKey: string): Promise<KeyOwner | undefined>;
   /** Drops cached owners of the account's keys (its plan changed or it was disabled). */
   forgetAccount(accountId: string): void;
@@ -113,6 +113,8 @@ export function createKeyService(options: {
         if (owner) break;
       }
       if (!owner) return undefined;
+      // A disabled account's key is not cached: enabling the account again then takes effect at once.
+      if (owner.disabled) return owner;
       cache.set(cacheKey, owner, generation);
       usage.touch(owner.keyId);
       return owner;

@@ -16,6 +16,7 @@ export function registerHealthRoutes(app: FastifyInstance, readiness: Readiness)
       schema: {
         summary: 'Liveness: the process answers.',
         tags: ['operations'],
+        security: [],
         response: { 200: Type.Object({ status: Type.Literal('ok') }) },
       },
     },
@@ -27,6 +28,7 @@ export function registerHealthRoutes(app: FastifyInstance, readiness: Readiness)
       schema: {
         summary: 'Readiness: data loaded and backends reachable (503 while starting).',
         tags: ['operations'],
+        security: [],
         response: { 200: ReadyBody, 503: ReadyBody },
       },
     },

@@ -1,13 +1,22 @@
-import { STATUS_CODES } from 'node:http';
+import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { StorageUnavailableError } from '../storage/errors.ts';
 import { CORS_HEADERS } from './cors.ts';
 import { ApiError, apiErrors } from './errors.ts';
+import { unknownQueryParameters } from './query-params.ts';
 import { newRequestId } from './request-context.ts';
 
 /** Fastify's default, stated so the 414 can say it. */
 export const MAX_PATH_PARAMETER_LENGTH = 100;
+
+/**
+ * The longest request URL (path and query) served; a longer one is a 414 before it is counted or
+ * routed. RFC 9112 asks servers to take request lines of at least 8,000 octets, and no query here
+ * needs more than a few hundred.
+ */
+export const MAX_URL_LENGTH = 8192;
 
 /** Methods every API path answers; anything else on a known path is a 405. */
 export const ALLOWED_METHODS = ['GET', 'HEAD', 'OPTIONS'] as const;
@@ -114,6 +123,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return send(reply, apiErrors.accountsUnavailable());
     }
     if (error.validation) {
+      // Unknown names first: `?hots=` is better answered with the valid names than "host is missing".
+      const unknown = error.validationContext === 'querystring' ? unknownQueryParameters(request) : undefined;
+      if (unknown) return send(reply, unknown);
       return send(
         reply,
         validationError(error.validation, request.routeOptions.config.parameterHints, error.validationContext),
@@ -185,36 +197,97 @@ export function answerFrameworkError(error: FastifyError, request: FastifyReques
   request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
 }
 
+/** A URL over MAX_URL_LENGTH is a 414, first of all: not routed further, not counted. */
+export function refuseOverlongUrls(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.raw.url !== undefined && request.raw.url.length > MAX_URL_LENGTH) {
+      return done(apiErrors.urlTooLong(MAX_URL_LENGTH));
+    }
+    done();
+  });
+}
+
 /**
- * Node's `clientError`: a request that cannot be parsed (bad request line, headers over Node's
- * 16 KiB, too slow to arrive). There is no request to hand to Fastify, so the answer is written to
- * the socket: the catalogue's error body with a fresh request id and the CORS headers, then the
- * connection is closed, as Node and Fastify do.
+ * Whether Node's header-size overflow happened in the request line: llhttp stops at the end of the
+ * URL when the bytes so far passed the limit, so the packet then reads ` HTTP/...` at the point of
+ * failure, with no line ended before it. A URL whose limit is passed at a packet boundary before
+ * its end cannot be told from a long header, and stays a 431.
+ */
+export function overflowInRequestLine(packet: Buffer | undefined, bytesParsed: number | undefined): boolean {
+  if (packet === undefined || bytesParsed === undefined) return false;
+  return (
+    packet.toString('latin1', bytesParsed, bytesParsed + 6) === ' HTTP/' &&
+    !packet.subarray(0, bytesParsed).includes('\r\n')
+  );
+}
+
+type ParseError = NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number };
+
+function clientErrorAnswer(error: ParseError): ApiError {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return overflowInRequestLine(error.rawPacket, error.bytesParsed)
+        ? apiErrors.urlTooLong(MAX_URL_LENGTH)
+        : apiErrors.headersTooLarge();
+    // llhttp refuses raw bytes over 0x7F, controls and the like in the request target.
+    case 'HPE_INVALID_URL':
+      return apiErrors.urlNotEncoded();
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return apiErrors.requestTimeout();
+    default:
+      return apiErrors.malformedRequest();
+  }
+}
+
+/**
+ * The catalogue's error written straight to a socket, for requests Fastify never sees: its body,
+ * a fresh request id, the CORS headers and the error's own (Allow), and `Connection: close`.
+ */
+function rawAnswer(apiError: ApiError, id: string): string {
+  const body = JSON.stringify({ error: apiError.message });
+  const headers = {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+    'x-request-id': id,
+    ...CORS_HEADERS,
+    ...apiError.headers,
+    connection: 'close',
+  };
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  return `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}\r\n${lines.join('')}\r\n${body}`;
+}
+
+/**
+ * Node's `clientError`: a request that cannot be parsed (bad request line, a URL with raw bytes
+ * that should be percent-encoded, headers over Node's 16 KiB, too slow to arrive). There is no
+ * request to hand to Fastify, so the answer is written to the socket: the catalogue's error body
+ * with a fresh request id and the CORS headers, then the connection is closed, as Node and Fastify do.
  */
 export function answerClientError(log: { info(details: object, message: string): void }) {
   return (error: NodeJS.ErrnoException, socket: Socket): void => {
     // A reset connection has nobody to answer.
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
-    const apiError =
-      error.code === 'HPE_HEADER_OVERFLOW'
-        ? apiErrors.headersTooLarge()
-        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? apiErrors.requestTimeout()
-          : apiErrors.malformedRequest();
+    const apiError = clientErrorAnswer(error as ParseError);
     const id = newRequestId();
     log.info({ reqId: id, code: error.code, status: apiError.status }, 'unreadable request refused');
-    if (socket.writable) {
-      const body = JSON.stringify({ error: apiError.message });
-      const headers = {
-        'content-type': 'application/json; charset=utf-8',
-        'content-length': String(Buffer.byteLength(body)),
-        'x-request-id': id,
-        ...CORS_HEADERS,
-        connection: 'close',
-      };
-      const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
-      socket.write(`HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}\r\n${lines.join('')}\r\n${body}`);
-    }
+    if (socket.writable) socket.write(rawAnswer(apiError, id));
     socket.destroy(error);
+  };
+}
+
+/**
+ * Node's `connect` event: Node hands a CONNECT request to it, never to the request handler, and
+ * without a listener drops the connection with no answer. This is not a proxy: the answer is the
+ * 405 any other method gets, with `Allow`, then the connection is closed. Not counted against the
+ * rate limits (like the other requests Fastify never sees).
+ */
+export function answerConnect(log: { info(details: object, message: string): void }) {
+  return (_request: IncomingMessage, socket: Duplex): void => {
+    const id = newRequestId();
+    const apiError = apiErrors.connectNotAllowed(ALLOWED_METHODS);
+    log.info({ reqId: id, method: 'CONNECT', status: apiError.status }, 'CONNECT refused');
+    socket.on('error', () => {});
+    if (socket.writable) socket.end(rawAnswer(apiError, id), () => socket.destroy());
+    else socket.destroy();
   };
 }

@@ -25,10 +25,50 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * Whole seconds from `nowMs` until `reset` (UNIX seconds), at least 1: RFC 9110's Retry-After
+ * allows no fractions, and 0 would invite a retry that is refused again.
+ */
+export function retryAfterSeconds(reset: number, nowMs: number): number {
+  return Math.max(1, Math.ceil(reset - nowMs / 1000));
+}
+
+/** Every 429: the body's `limit` and `reset`, and Retry-After saying the same as a delay. */
+function tooMany(code: string, message: string, limit: number, reset: number, nowMs: number): ApiError {
+  return new ApiError(429, code, message, { limit, reset }, { 'retry-after': String(retryAfterSeconds(reset, nowMs)) });
+}
+
+/** A refused API key: 401 with `WWW-Authenticate: Bearer error="..."` (RFC 6750 section 3). */
+function keyRefused(bearerError: 'invalid_request' | 'invalid_token', message: string): ApiError {
+  return new ApiError(401, 'invalid_api_key', message, {}, { 'www-authenticate': `Bearer error="${bearerError}"` });
+}
+
+/**
+ * The account API's 401s are about a session cookie, not a key: a Bearer challenge would tell a
+ * client that an API key helps, and it does not there. RFC 9110 still wants a challenge on every
+ * 401, so they name the form login of the (expired) Cookie scheme draft, draft-broyer-http-cookie-auth:
+ * what it says is true, and no browser prompts for it.
+ */
+const SESSION_CHALLENGE = { 'www-authenticate': 'Cookie realm="netinfo", form-action="/api/v1/account/login"' };
+
 export const apiErrors = {
   badRequest: (message: string) => new ApiError(400, 'bad_request', message),
 
   missingParameter: (name: string) => new ApiError(400, 'bad_request', `Missing required query parameter '${name}'.`),
+
+  /** Query parameters the endpoint does not take: named (the first few, cut short), with the valid ones. */
+  unknownParameters: (names: readonly string[], valid: readonly string[], endpoint: string) => {
+    const shown = names.slice(0, 5).map((name) => `'${name.length > 40 ? `${name.slice(0, 40)}...` : name}'`);
+    const more = names.length > shown.length ? ` and ${names.length - shown.length} more` : '';
+    const list = `${shown.join(', ')}${more}`;
+    return new ApiError(
+      400,
+      'bad_request',
+      `Unknown query ${names.length === 1 ? 'parameter' : 'parameters'} ${list}: ${
+        valid.length === 0 ? `${endpoint} takes no query parameters` : `${endpoint} takes ${valid.join(', ')}`
+      }.`,
+    );
+  },
 
   invalidParameter: (name: string, expected: string) =>
     new ApiError(400, 'bad_request', `Invalid query parameter '${name}': ${expected}.`),
@@ -61,11 +101,30 @@ export const apiErrors = {
   bodyTooLarge: (limitBytes: number) =>
     new ApiError(413, 'body_too_large', `The request body is larger than ${limitBytes / 1_048_576} MB.`),
 
-  invalidApiKey: () =>
-    new ApiError(
-      401,
-      'invalid_api_key',
-      'The API key is invalid or revoked. Send a valid key as "Authorization: Bearer <key>", or no Authorization header for the public tier.',
+  // API keys (RFC 6750): every 401 says which check failed, and challenges with its error code.
+  notBearerAuthorization: () =>
+    keyRefused(
+      'invalid_request',
+      'The Authorization header is not a Bearer key: send the key as `Authorization: Bearer <key>`, or no Authorization header for the public tier.',
+    ),
+
+  malformedApiKey: () =>
+    keyRefused(
+      'invalid_token',
+      'The API key is malformed: a key is "nk_" and 36 letters and digits, the last 6 a checksum of the others. Copy it again, whole, from where it was created.',
+    ),
+
+  /** One message for both: a caller must not learn that a key once existed. */
+  unknownApiKey: () =>
+    keyRefused(
+      'invalid_token',
+      'The API key is unknown or revoked. Create a key in the dashboard (/dashboard), or send no Authorization header for the public tier.',
+    ),
+
+  apiKeyOfDisabledAccount: () =>
+    keyRefused(
+      'invalid_token',
+      "The API key's account is disabled. Contact the operator of this service, or send no Authorization header for the public tier.",
     ),
 
   notFound: (method: string, path: string) =>
@@ -80,23 +139,25 @@ export const apiErrors = {
       { allow: allowed.join(', ') },
     ),
 
-  rateLimited: (window: 'hourly' | 'daily', limit: number, reset: number) =>
-    new ApiError(
-      429,
+  rateLimited: (window: 'hourly' | 'daily', limit: number, reset: number, nowMs: number) =>
+    tooMany(
       'rate_limited',
       `Rate limit exceeded: ${limit} requests per ${window === 'hourly' ? 'hour' : 'day'}. The counter resets at ${new Date(reset * 1000).toISOString()}; an API key raises the limit.`,
-      { limit, reset },
+      limit,
+      reset,
+      nowMs,
     ),
 
   /** A concurrency cap on ping/traceroute streams; `reset` is when a slot is free at the latest. */
-  tooManyStreams: (scope: 'client' | 'server', limit: number, reset: number) =>
-    new ApiError(
-      429,
+  tooManyStreams: (scope: 'client' | 'server', limit: number, reset: number, nowMs: number) =>
+    tooMany(
       'too_many_streams',
       scope === 'client'
         ? `Too many streams: you already have ${limit} ping/traceroute ${limit === 1 ? 'stream' : 'streams'} open, the most one caller may have at once. Close one or wait for it to finish (by ${new Date(reset * 1000).toISOString()} at the latest).`
         : `Too many streams: the server is running its maximum of ${limit} ping/traceroute streams. Try again shortly (a slot is free by ${new Date(reset * 1000).toISOString()} at the latest).`,
-      { limit, reset },
+      limit,
+      reset,
+      nowMs,
     ),
 
   // The account API (cookie sessions, not API keys).
@@ -111,10 +172,13 @@ export const apiErrors = {
       401,
       'not_signed_in',
       'Not signed in, or the session has expired. Log in with POST /api/v1/account/login (or at /dashboard).',
+      {},
+      SESSION_CHALLENGE,
     ),
 
   /** The same answer for an unknown email and a wrong password, so it does not tell which emails exist. */
-  invalidCredentials: () => new ApiError(401, 'invalid_credentials', 'The email or the password is incorrect.'),
+  invalidCredentials: () =>
+    new ApiError(401, 'invalid_credentials', 'The email or the password is incorrect.', {}, SESSION_CHALLENGE),
 
   accountDisabled: () =>
     new ApiError(403, 'account_disabled', 'This account is disabled. Contact the operator of this service.'),
@@ -153,12 +217,12 @@ export const apiErrors = {
     new ApiError(415, 'unsupported_media_type', 'Send the request body as JSON, with Content-Type: application/json.'),
 
   tooManyAttempts: (what: string, limit: number, reset: number, nowMs: number) =>
-    new ApiError(
-      429,
+    tooMany(
       'too_many_attempts',
       `Too many ${what}: at most ${limit} per window. Try again after ${new Date(reset * 1000).toISOString()}.`,
-      { limit, reset },
-      { 'retry-after': String(Math.max(1, reset - Math.floor(nowMs / 1000))) },
+      limit,
+      reset,
+      nowMs,
     ),
 
   upstream: (message: string) => new ApiError(502, 'upstream_error', message),
@@ -176,6 +240,29 @@ export const apiErrors = {
 
   pathParameterTooLong: (limit: number) =>
     new ApiError(414, 'uri_too_long', `A path segment of this URL is longer than ${limit} characters.`),
+
+  urlTooLong: (limit: number) =>
+    new ApiError(
+      414,
+      'uri_too_long',
+      `The URL is longer than ${limit} bytes (${limit / 1024} KiB), the most this service reads. Send fewer or shorter query parameters.`,
+    ),
+
+  urlNotEncoded: () =>
+    new ApiError(
+      400,
+      'bad_url',
+      'The URL contains raw bytes that must be percent-encoded (non-ASCII characters, control characters): send each byte as %XX, for example ü as %C3%BC (its UTF-8 bytes). curl does it with --data-urlencode and -G.',
+    ),
+
+  connectNotAllowed: (allowed: readonly string[]) =>
+    new ApiError(
+      405,
+      'method_not_allowed',
+      `Method CONNECT is not allowed: this service is not a proxy. Use ${allowed.join(', ')} on its paths.`,
+      {},
+      { allow: allowed.join(', ') },
+    ),
 
   malformedRequest: () => new ApiError(400, 'malformed_request', 'The HTTP request is malformed and cannot be read.'),
 

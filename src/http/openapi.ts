@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ifNoneMatchHits, weakEtag } from './etag.ts';
 import { ErrorBody } from './schemas.ts';
 
 /** Documentation that only the OpenAPI document carries: the rules that apply to every route. */
@@ -9,18 +10,23 @@ DNS blacklists, ping and traceroute.
 **Access and limits.** Every endpoint works without authentication (tier Public, counted per client
 IPv4 address and per IPv6 /64). An API key sent as \`Authorization: Bearer <key>\` puts the request on its
 account's tier (Free or Pro, counted per account); an invalid or revoked key is a 401, never a silent
-fall-back. Two fixed windows apply to every request, aligned to the UTC hour and the UTC day; a request is
+fall-back. A 401 carries \`WWW-Authenticate: Bearer error="invalid_request"\` (the header is not \`Bearer <key>\`)
+or \`error="invalid_token"\` (a malformed key, an unknown or revoked one, or a disabled account's), and its message
+says which. Two fixed windows apply to every request, aligned to the UTC hour and the UTC day; a request is
 refused (429) when either is spent. Refused requests and OPTIONS requests (CORS preflights included) do not
 count; every other request under /api/v1 does, errors included. \`X-RateLimit-Limit\` is the hourly maximum, \`X-RateLimit-Remaining\`
 what is left before either window refuses, \`X-RateLimit-Reset\` the UNIX time at which the binding window
 resets (the one that would refuse first; on a tie, the daily one). A 429 body carries \`limit\` (the limit that
-refused: hourly or daily) and \`reset\` (when that window resets).
+refused: hourly or daily) and \`reset\` (when that window resets); every 429 (stream caps and the account API's
+limits too) has \`Retry-After\`, the whole seconds until \`reset\` (at least 1).
 
-**Errors.** Every error is JSON \`{"error": "..."}\`: 400 bad parameter, 401 bad key, 404 unknown path,
+**Errors.** Every error is JSON \`{"error": "..."}\`: 400 bad parameter (missing, invalid, or one the operation does
+not take: unknown query parameters are refused, never ignored), 401 bad key, 404 unknown path,
 405 method the path does not serve, 429 limit, 500 internal (quote the X-Request-Id), 502 an upstream
 service failed. Requests that cannot be routed or read are not counted and carry no X-RateLimit-* headers:
-400 malformed URL or request, 414 a path parameter over 100 characters (a 400 naming the parameter for an
-address or an ASN), 431 headers over 16 KiB, 408 too slow.
+400 malformed URL or request, or raw non-ASCII bytes in the URL (percent-encode them), 414 a path parameter over
+100 characters (a 400 naming the parameter for an address or an ASN) or a URL over 8 KiB, 431 headers over
+16 KiB, 408 too slow, 405 a CONNECT (this is not a proxy).
 
 **CORS.** \`Access-Control-Allow-Origin: *\` and \`Access-Control-Expose-Headers: *\` on every response: scripts on any site read every header (X-RateLimit-*, X-Request-Id, X-Data-Attribution). No cookies cross-origin; an API key in the Authorization header works (preflights allow it).
 
@@ -42,6 +48,9 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     openapi: {
       openapi: '3.1.0',
       info: { title: 'netinfo API', version: '1.0.0', description: DESCRIPTION },
+      // Every operation may send an API key, none must: `{}` is "no key" (the public tier). The
+      // account API and the health checks say otherwise on their operations.
+      security: [{}, { apiKey: [] }],
       tags: [
         { name: 'ip', description: "The caller's own address, any address, an AS, and many of them at once" },
         {
@@ -74,6 +83,45 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   });
 }
 
-export function registerOpenApiRoute(app: FastifyInstance): void {
-  app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+/** How the request reached the service: the host it addressed and whether over HTTPS (behind trusted proxies too). */
+export type RequestOrigin = (request: FastifyRequest) => { host: string | undefined; secure: boolean };
+
+/**
+ * The `servers` URL: the origin the request addressed, so "try it" calls in a viewer go where the
+ * document came from. A Host that is not a plain name or address with an optional port (anyone can
+ * send any Host) gives `/`, the origin of the document itself.
+ */
+export function serverUrl(host: string | undefined, secure: boolean): string {
+  const plainHost =
+    /^(?:[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::[0-9]{1,5})?$/i;
+  if (host === undefined || host.length > 260 || !plainHost.test(host)) return '/';
+  return `${secure ? 'https' : 'http'}://${host.toLowerCase()}`;
+}
+
+/** Documents kept per server URL at most (hosts are the caller's choice, so the cache is bounded). */
+const MAX_CACHED_DOCUMENTS = 16;
+
+/**
+ * `GET /api/v1/openapi.json`: the document with its `servers` entry, serialised once per origin,
+ * with an ETag; `If-None-Match` with it is a 304. `Vary` names the headers the servers URL is taken from.
+ */
+export function registerOpenApiRoute(app: FastifyInstance, origin: RequestOrigin): void {
+  const documents = new Map<string, { body: string; etag: string }>();
+  app.get('/api/v1/openapi.json', { schema: { hide: true } }, async (request, reply) => {
+    const { host, secure } = origin(request);
+    const url = serverUrl(host, secure);
+    let document = documents.get(url);
+    if (document === undefined) {
+      const body = JSON.stringify({ ...app.swagger(), servers: [{ url, description: 'This service' }] });
+      document = { body, etag: weakEtag(body) };
+      if (documents.size >= MAX_CACHED_DOCUMENTS) documents.clear();
+      documents.set(url, document);
+    }
+    reply
+      .header('etag', document.etag)
+      .header('cache-control', 'no-cache')
+      .header('vary', 'Host, X-Forwarded-Host, X-Forwarded-Proto, Forwarded');
+    if (ifNoneMatchHits(request.headers['if-none-match'], document.etag)) return reply.code(304).send();
+    return reply.type('application/json; charset=utf-8').send(document.body);
+  });
 }

@@ -29,11 +29,29 @@ const rateLimitHeaders = {
 
 const errorResponse = (description: string) => ({ ...Type.Ref('ErrorBody'), description, headers: rateLimitHeaders });
 
+const retryAfterHeader = {
+  'Retry-After': { description: 'Whole seconds until `reset` (at least 1).', type: 'integer' },
+} as const;
+
 /** Error responses every rate-limited API route can give, for the OpenAPI document. */
 export const commonErrorResponses = {
-  400: errorResponse('Missing or invalid parameter.'),
-  401: errorResponse('API key invalid or revoked.'),
-  429: errorResponse('Rate limit exceeded; the body carries `limit` and `reset`.'),
+  400: errorResponse('Missing, invalid or unknown query parameter (the message names it).'),
+  401: {
+    ...errorResponse(
+      'The Authorization header is not `Bearer <key>`, or the key is malformed, unknown or revoked, or its account disabled.',
+    ),
+    headers: {
+      ...rateLimitHeaders,
+      'WWW-Authenticate': {
+        description: '`Bearer error="invalid_request"` or `Bearer error="invalid_token"` (RFC 6750).',
+        type: 'string',
+      },
+    },
+  },
+  429: {
+    ...errorResponse('Rate limit exceeded; the body carries `limit` and `reset`, Retry-After the seconds until then.'),
+    headers: { ...rateLimitHeaders, ...retryAfterHeader },
+  },
   500: errorResponse('Internal server error (details are logged with the request id).'),
 } as const;
 

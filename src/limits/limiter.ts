@@ -15,7 +15,13 @@ export interface RateLimitDecision {
   /** X-RateLimit-Reset: UNIX seconds at which the binding window resets. */
   readonly reset: number;
   /** The window that refused the request (when not allowed). */
-  readonly refusedBy?: { readonly window: WindowName; readonly limit: number; readonly reset: number };
+  readonly refusedBy?: {
+    readonly window: WindowName;
+    readonly limit: number;
+    readonly reset: number;
+    /** Epoch ms of the decision, the clock Retry-After is counted from. */
+    readonly at: number;
+  };
 }
 
 export interface RateLimiter {
@@ -92,11 +98,12 @@ export function createRateLimiter(options: {
   const now = options.now ?? Date.now;
   return {
     check(tier, subject, cost = 1) {
-      const windows = rateLimitWindows(limits, tier, subject, now());
+      const time = now();
+      const windows = rateLimitWindows(limits, tier, subject, time);
       const result = store.consume(windows, cost);
       return isPromise(result)
-        ? result.then((settled) => decide(windows, settled, cost))
-        : decide(windows, result, cost);
+        ? result.then((settled) => decide(windows, settled, cost, time))
+        : decide(windows, result, cost, time);
     },
   };
 }
@@ -105,6 +112,7 @@ function decide(
   [hourly, daily]: [WindowCounter, WindowCounter],
   { allowed, counts }: ConsumeResult,
   cost: number,
+  time: number,
 ): RateLimitDecision {
   // Plain numbers rather than a state object per window: this runs on every request.
   const hourlyLeft = Math.max(0, hourly.limit - (counts[0] ?? 0));
@@ -120,7 +128,7 @@ function decide(
       limit: hourly.limit,
       remaining: Math.min(hourlyLeft, dailyLeft),
       reset,
-      refusedBy: { window: binding.name, limit: binding.limit, reset },
+      refusedBy: { window: binding.name, limit: binding.limit, reset, at: time },
     };
   }
   // On a tie the daily window binds: once both run out, only the daily reset helps.

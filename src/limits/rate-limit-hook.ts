@@ -66,8 +66,8 @@ export function registerRateLimiting(
   function apply(request: FastifyRequest, reply: FastifyReply, identified: Identified, decision: RateLimitDecision) {
     setRateLimitHeaders(reply, decision);
     if (decision.refusedBy) {
-      const { window, limit, reset } = decision.refusedBy;
-      return apiErrors.rateLimited(window, limit, reset);
+      const { window, limit, reset, at } = decision.refusedBy;
+      return apiErrors.rateLimited(window, limit, reset, at);
     }
     if (identified.keyRejection) return identified.keyRejection;
     request.caller = identified.caller;

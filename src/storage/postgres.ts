@@ -1,8 +1,17 @@
 import pg from 'pg';
 import { StorageUnavailableError } from './errors.ts';
 import { MIGRATIONS_TABLE, pendingMigrations } from './migrations.ts';
-import type { AccountRepository, KeyOwner, Plan } from './repository.ts';
-import { API_KEY_COLUMNS, apiKeyValues, type Row, toAccount, toAccountSummary, toKey, toSession } from './rows.ts';
+import type { AccountRepository, KeyOwner } from './repository.ts';
+import {
+  API_KEY_COLUMNS,
+  apiKeyValues,
+  type Row,
+  toAccount,
+  toAccountSummary,
+  toKey,
+  toKeyOwner,
+  toSession,
+} from './rows.ts';
 
 /** The channel on which every instance hears that key owners changed (revocation, plan, disable). */
 const CHANGES_CHANNEL = 'netinfo_key_owners';
@@ -325,12 +334,12 @@ export async function openPostgresRepository(
     },
     async findKeyOwner(lookupHash): Promise<KeyOwner | undefined> {
       const [row] = await query(
-        `SELECT k.id AS key_id, a.id AS account_id, a.plan AS plan
+        `SELECT k.id AS key_id, a.id AS account_id, a.plan AS plan, a.disabled_at AS disabled_at
          FROM api_keys k JOIN accounts a ON a.id = k.account_id
-         WHERE k.lookup_hash = $1 AND k.revoked_at IS NULL AND a.disabled_at IS NULL`,
+         WHERE k.lookup_hash = $1 AND k.revoked_at IS NULL`,
         [lookupHash],
       );
-      return row && { keyId: String(row.key_id), accountId: String(row.account_id), plan: String(row.plan) as Plan };
+      return row && toKeyOwner(row);
     },
     async revokeKey(accountId, keyId, revokedAt) {
       return transaction(async (client) => {

@@ -60,6 +60,8 @@ export interface KeyOwner {
   readonly keyId: string;
   readonly accountId: string;
   readonly plan: Plan;
+  /** The account is disabled: the key is refused, with a 401 that says so. */
+  readonly disabled: boolean;
 }
 
 export interface AccountSummary {
@@ -100,6 +102,7 @@ export interface AccountRepository {
   /** Oldest first. */
   listActiveKeys(accountId: string): Promise<ApiKeyRecord[]>;
   /** The owner of an active key of an enabled account, by the key's lookup hash. */
+  /** The owner of an active (not revoked) key, disabled accounts included; undefined if there is none. */
   findKeyOwner(lookupHash: string): Promise<KeyOwner | undefined>;
   /** True when an active key of this account was revoked now. */
   revokeKey(accountId: string, keyId: string, revokedAt: number): Promise<boolean>;

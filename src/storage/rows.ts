@@ -1,4 +1,4 @@
-import type { AccountRecord, AccountSummary, ApiKeyRecord, Plan, SessionRecord } from './repository.ts';
+import type { AccountRecord, AccountSummary, ApiKeyRecord, KeyOwner, Plan, SessionRecord } from './repository.ts';
 
 /**
  * Rows as both engines return them (column names of migrations.ts) -> records. BIGINT times come
@@ -46,6 +46,16 @@ export function toKey(row: Row): ApiKeyRecord {
     createdAt: Number(row.created_at),
     lastUsedAt: timeOrNull(row.last_used_at),
     revokedAt: timeOrNull(row.revoked_at),
+  };
+}
+
+/** A row of `key_id, account_id, plan, disabled_at`. */
+export function toKeyOwner(row: Row): KeyOwner {
+  return {
+    keyId: String(row.key_id),
+    accountId: String(row.account_id),
+    plan: String(row.plan) as Plan,
+    disabled: timeOrNull(row.disabled_at) !== null,
   };
 }
 

@@ -5,7 +5,16 @@ import { DatabaseSync } from 'node:sqlite';
 import { prepareDirectory } from './data-dir.ts';
 import { MIGRATIONS_TABLE, pendingMigrations } from './migrations.ts';
 import type { AccountRepository, KeyOwner, Plan } from './repository.ts';
-import { API_KEY_COLUMNS, apiKeyValues, type Row, toAccount, toAccountSummary, toKey, toSession } from './rows.ts';
+import {
+  API_KEY_COLUMNS,
+  apiKeyValues,
+  type Row,
+  toAccount,
+  toAccountSummary,
+  toKey,
+  toKeyOwner,
+  toSession,
+} from './rows.ts';
 import {
   checkIntegrity,
   corruptDatabaseError,
@@ -170,9 +179,9 @@ export function openSqliteRepository(file: string, options: SqliteOpenOptions = 
     insertKey: statement(`INSERT INTO api_keys (${API_KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     activeKeys: statement('SELECT * FROM api_keys WHERE account_id = ? AND revoked_at IS NULL ORDER BY created_at, id'),
     keyOwner: statement(
-      `SELECT k.id AS key_id, a.id AS account_id, a.plan AS plan
+      `SELECT k.id AS key_id, a.id AS account_id, a.plan AS plan, a.disabled_at AS disabled_at
        FROM api_keys k JOIN accounts a ON a.id = k.account_id
-       WHERE k.lookup_hash = ? AND k.revoked_at IS NULL AND a.disabled_at IS NULL`,
+       WHERE k.lookup_hash = ? AND k.revoked_at IS NULL`,
     ),
     revokeKey: statement('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND account_id = ? AND revoked_at IS NULL'),
     recordUse: statement(
@@ -266,7 +275,7 @@ export function openSqliteRepository(file: string, options: SqliteOpenOptions = 
     },
     async findKeyOwner(lookupHash): Promise<KeyOwner | undefined> {
       const row = sql.keyOwner.get(lookupHash) as Row | undefined;
-      return row && { keyId: String(row.key_id), accountId: String(row.account_id), plan: String(row.plan) as Plan };
+      return row && toKeyOwner(row);
     },
     async revokeKey(accountId, keyId, revokedAt) {
       return sql.revokeKey.run(revokedAt, keyId, accountId).changes === 1;

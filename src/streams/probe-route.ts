@@ -83,7 +83,7 @@ export async function handleProbeRequest(
   }
   const client = request.caller?.subject ?? publicCaller(request.clientIp).subject;
   const slot = deps.slots.acquire(client, deps.now() + deps.resolveDeadlineMs + tool.timeLimitMs);
-  if (!slot.ok) throw apiErrors.tooManyStreams(slot.scope, slot.limit, Math.ceil(slot.freeByMs / 1000));
+  if (!slot.ok) throw apiErrors.tooManyStreams(slot.scope, slot.limit, Math.ceil(slot.freeByMs / 1000), deps.now());
   try {
     const target = await probeTarget(query, deps);
     if (request.raw.socket?.destroyed) {

@@ -6,6 +6,7 @@ import { currentSession, isSecureRequest, requestFacts } from '../accounts/accou
 import type { Accounts } from '../accounts/accounts.ts';
 import { requestHost } from '../accounts/session-cookie.ts';
 import { apiErrors } from '../http/errors.ts';
+import { ifNoneMatchHits } from '../http/etag.ts';
 import { type AssetUrls, renderSignedIn, renderSignedOut } from './dashboard-page.ts';
 
 export const DASHBOARD_PATH = '/dashboard';
@@ -61,7 +62,8 @@ export function registerDashboard(app: FastifyInstance, accounts: Accounts): Ass
   const assetUrl = (name: string) => `${DASHBOARD_PATH}/assets/${name}?v=${assets.get(name)?.version ?? ''}`;
   const urls: AssetUrls = { css: assetUrl('dashboard.css'), js: assetUrl('dashboard.js') };
 
-  app.get(DASHBOARD_PATH, { schema: { hide: true } }, async (request, reply) => {
+  // Pages a browser opens: a link may add anything to the query (utm_source...), so it is not checked.
+  app.get(DASHBOARD_PATH, { schema: { hide: true }, config: { openQueryString: true } }, async (request, reply) => {
     const session = await currentSession(accounts, request);
     pageHeaders(reply);
     if (!session) return reply.send(renderSignedOut(urls));
@@ -74,19 +76,24 @@ export function registerDashboard(app: FastifyInstance, accounts: Accounts): Ass
     return reply.send(renderSignedIn(urls, { overview, keys, csrfToken: session.csrfToken, origin }));
   });
 
-  app.get(`${DASHBOARD_PATH}/assets/:name`, { schema: { hide: true } }, async (request, reply) => {
-    const { name } = request.params as { name: string };
-    const asset = assets.get(name);
-    if (!asset) throw apiErrors.notFound('GET', request.url.split('?')[0] ?? request.url);
-    const etag = `"${asset.version}"`;
-    const versioned = (request.query as { v?: string }).v === asset.version;
-    reply
-      .type(asset.type)
-      .header('etag', etag)
-      .header('x-content-type-options', 'nosniff')
-      .header('cache-control', versioned ? 'public, max-age=31536000, immutable' : 'no-cache');
-    if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-    return reply.send(asset.body);
-  });
+  app.get(
+    `${DASHBOARD_PATH}/assets/:name`,
+    { schema: { hide: true }, config: { openQueryString: true } },
+    async (request, reply) => {
+      const { name } = request.params as { name: string };
+      const asset = assets.get(name);
+      if (!asset) throw apiErrors.notFound('GET', request.url.split('?')[0] ?? request.url);
+      // Weak: the same tag covers the file and its gzip and brotli encodings (http/compression.ts).
+      const etag = `W/"${asset.version}"`;
+      const versioned = (request.query as { v?: string }).v === asset.version;
+      reply
+        .type(asset.type)
+        .header('etag', etag)
+        .header('x-content-type-options', 'nosniff')
+        .header('cache-control', versioned ? 'public, max-age=31536000, immutable' : 'no-cache');
+      if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
+      return reply.send(asset.body);
+    },
+  );
   return urls;
 }

@@ -39,9 +39,17 @@ test('admin plan/disable/enable reach the running service on the next request', 
 
   const disable = admin(dataDir, 'disable', 'ann@example.com');
   assert.equal(disable.status, 0, disable.output);
-  assert.equal((await call()).statusCode, 401, 'keys refused at once');
-  assert.equal((await ann.account()).statusCode, 401, 'sessions ended');
-  assert.equal((await ann.login('ann@example.com', 'wrong password')).statusCode, 401);
+  const refused = await call();
+  assert.equal(refused.statusCode, 401, 'keys refused at once');
+  assert.match(refused.json().error, /account is disabled/, 'the holder of a real key is told why (issue 18)');
+  assert.equal(refused.headers['www-authenticate'], 'Bearer error="invalid_token"');
+  const signedOut = await ann.account();
+  assert.equal(signedOut.statusCode, 401, 'sessions ended');
+  // A session 401 challenges too (RFC 9110), but not with Bearer: a key does not open the account API.
+  assert.equal(signedOut.headers['www-authenticate'], 'Cookie realm="netinfo", form-action="/api/v1/account/login"');
+  const wrongPassword = await ann.login('ann@example.com', 'wrong password');
+  assert.equal(wrongPassword.statusCode, 401);
+  assert.equal(wrongPassword.headers['www-authenticate'], signedOut.headers['www-authenticate']);
   const login = await ann.login('ann@example.com', PASSWORD);
   assert.equal(login.statusCode, 403, 'only the right password learns the account is disabled');
   assert.match(login.json().error, /disabled/);

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { createKeyCache } from '../../src/accounts/key-cache.ts';
 import { manualClock } from '../support/app.ts';
 
-const owner = (keyId: string, accountId = 'acc') => ({ keyId, accountId, plan: 'free' as const });
+const owner = (keyId: string, accountId = 'acc') => ({ keyId, accountId, plan: 'free' as const, disabled: false });
 
 test('entries expire, and the oldest goes first when full', () => {
   const clock = manualClock('2026-01-01T00:00:00Z');

@@ -75,7 +75,11 @@ test('lifecycle: sign up, log in, keys up to the quota, Free headers per key, re
   assert.equal((await browser.revokeKey(revoked.id)).statusCode, 204);
   const refused = await ipv6With(app, revoked.key);
   assert.equal(refused.statusCode, 401);
-  assert.match(refused.json().error, /invalid or revoked/);
+  assert.match(refused.json().error, /unknown or revoked/);
+  assert.equal(refused.headers['www-authenticate'], 'Bearer error="invalid_token"');
+  const neverExisted = await ipv6With(app, generateApiKey());
+  assert.equal(neverExisted.body, refused.body, 'a revoked key and one that never existed get the same body');
+  assert.equal(neverExisted.headers['www-authenticate'], refused.headers['www-authenticate']);
   assert.equal((await ipv6With(app, kept.key)).statusCode, 200);
   assert.equal((await browser.revokeKey(revoked.id)).statusCode, 404, 'already revoked');
   assert.equal((await browser.createKey('replacement')).statusCode, 201, 'revoking freed a slot');
@@ -119,6 +123,48 @@ test('malformed keys and bad checksums are refused without touching storage; unk
   assert.equal(lookups, 1);
   await closeCounted();
   await rm(dir, { recursive: true, force: true });
+});
+
+test('issue 18: every 401 challenges with WWW-Authenticate: Bearer and an RFC 6750 error, and says which check failed', async () => {
+  const { app, close } = await buildAccountsApp();
+  const valid = generateApiKey();
+  const badChecksum = `${valid.slice(0, -1)}${valid.endsWith('0') ? '1' : '0'}`;
+  const cases = [
+    {
+      authorization: valid,
+      error: 'invalid_request',
+      message: /send the key as `Authorization: Bearer <key>`/,
+      why: 'the key without the Bearer prefix',
+    },
+    { authorization: `Basic ${valid}`, error: 'invalid_request', message: /not a Bearer key/, why: 'another scheme' },
+    { authorization: 'Bearer', error: 'invalid_request', message: /not a Bearer key/, why: 'the scheme without a key' },
+    {
+      authorization: `Bearer ${valid} ${valid}`,
+      error: 'invalid_request',
+      message: /not a Bearer key/,
+      why: 'two tokens',
+    },
+    { authorization: 'Bearer nk_short', error: 'invalid_token', message: /malformed/, why: 'too short' },
+    {
+      authorization: `Bearer ${badChecksum}`,
+      error: 'invalid_token',
+      message: /malformed.*checksum/,
+      why: 'a typo: the checksum fails',
+    },
+    {
+      authorization: `Bearer ${valid}`,
+      error: 'invalid_token',
+      message: /unknown or revoked/,
+      why: 'well-formed, never issued',
+    },
+  ];
+  for (const { authorization, error, message, why } of cases) {
+    const response = await app.inject({ url: '/api/v1/ipv6', headers: { authorization } });
+    assert.equal(response.statusCode, 401, why);
+    assert.equal(response.headers['www-authenticate'], `Bearer error="${error}"`, why);
+    assert.match(response.json().error, message, why);
+  }
+  await close();
 });
 
 test('keyed requests count per account across its keys, and 429 names the Free limit', async () => {

@@ -67,10 +67,21 @@ test('a plain OPTIONS (no preflight) on a known path is 204 with Allow; on an un
   await app.close();
 });
 
-/** Sends raw bytes and returns everything the server wrote before closing the connection. */
-function rawExchange(port: number, request: string): Promise<string> {
+/**
+ * Sends raw bytes (a string is sent as UTF-8, as is: no client encodes it), in `pieces` writes a
+ * little apart, and returns everything the server wrote before closing the connection.
+ */
+function rawExchange(port: number, request: string, pieces = 1): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.end(request));
+    const socket = connect(port, '127.0.0.1', async () => {
+      const bytes = Buffer.from(request);
+      const size = Math.ceil(bytes.length / pieces);
+      for (let start = 0; start + size < bytes.length; start += size) {
+        socket.write(bytes.subarray(start, start + size));
+        await new Promise((resolveWait) => setTimeout(resolveWait, 20));
+      }
+      socket.end(bytes.subarray(size * (pieces - 1)));
+    });
     let received = '';
     socket.setEncoding('utf8');
     socket.on('data', (chunk) => {
@@ -133,6 +144,83 @@ test('requests Fastify or Node cannot route or read get the error shape, a reque
       [400, 431],
     );
     assert.ok(!JSON.stringify(refused).includes('bbbb'));
+  } finally {
+    await app.close();
+  }
+});
+
+test('issue 18: an over-long URL is a 414 (not a 431), a URL with raw non-ASCII bytes a 400 saying to percent-encode', async () => {
+  const app = await buildTestApp();
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  const urlOfLength = (length: number) => `/api/v1/ipv6?q=`.padEnd(length, 'q');
+  const request = (target: string) => `GET ${target} HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n`;
+  const cases: [string, string, number, number, RegExp][] = [
+    ['a URL just over 8 KiB', request(urlOfLength(8193)), 1, 414, /longer than 8192 bytes/],
+    [
+      "a URL over 16 KiB in one packet (past Node's header limit)",
+      request(`/api/v1/ipv6?x=${'a'.repeat(20_000)}`),
+      1,
+      414,
+      /longer than 8192 bytes/,
+    ],
+    [
+      'the same URL in pieces, the limit passed in the one holding its end',
+      request(`/api/v1/ipv6?x=${'a'.repeat(20_000)}`),
+      5,
+      414,
+      /longer than 8192 bytes/,
+    ],
+    [
+      'a long header is still a 431',
+      `GET /api/v1/ipv6 HTTP/1.1\r\nHost: a\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`,
+      5,
+      431,
+      /headers are too large/,
+    ],
+    [
+      'raw UTF-8 in the query',
+      request('/api/v1/dns?host=bücher.example&record_type=A'),
+      1,
+      400,
+      /percent-encoded.*%C3%BC/,
+    ],
+    ['raw UTF-8 in the path', request('/api/v1/jsön'), 1, 400, /percent-encoded/],
+    ['a control character', request('/api/v1/dns?host=a\x01b&record_type=A'), 1, 400, /percent-encoded/],
+  ];
+  try {
+    for (const [what, raw, pieces, status, message] of cases) {
+      const response = parseRaw(await rawExchange(port, raw, pieces));
+      assert.equal(response.status, status, what);
+      assert.match(response.body.error, message, what);
+      assert.deepEqual(Object.keys(response.body), ['error'], what);
+      assert.equal(response.headers['access-control-allow-origin'], '*', what);
+      assert.equal(response.headers['x-ratelimit-limit'], undefined, `${what}: not counted`);
+    }
+    // At the limit exactly, the URL is served.
+    const atLimit = await app.inject({ url: urlOfLength(8192) });
+    assert.notEqual(atLimit.statusCode, 414);
+  } finally {
+    await app.close();
+  }
+});
+
+test('issue 18: a CONNECT request gets the 405 every other unserved method gets, not a dropped connection', async () => {
+  const logs = captureLog();
+  const app = await buildTestApp({}, { logStream: logs.stream });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  try {
+    for (const target of ['example.com:443', '127.0.0.1:22', '/api/v1/ipv6']) {
+      const raw = await rawExchange(port, `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`);
+      const response = parseRaw(raw);
+      assert.equal(response.status, 405, target);
+      assert.equal(response.headers.allow, 'GET, HEAD, OPTIONS');
+      assert.match(response.body.error, /CONNECT is not allowed: this service is not a proxy/);
+      assert.equal(response.headers['access-control-allow-origin'], '*');
+      assert.match(response.headers['x-request-id'] ?? '', /^[0-9a-f]{8}-[0-9a-z]+$/);
+    }
+    assert.equal(logs.lines().filter((line) => line.msg === 'CONNECT refused').length, 3);
   } finally {
     await app.close();
   }
@@ -217,4 +305,49 @@ test('readiness reports starting (503) until every registered check is ready', a
   assert.equal(ready.statusCode, 200);
   assert.equal(ready.json().status, 'ready');
   await app.close();
+});
+
+test('issue 18: an unknown query parameter is a 400 naming it and listing the valid ones, on every documented GET', async () => {
+  const app = await buildTestApp();
+  try {
+    // The bug: /json answered about the caller, and the user believed they had looked up 1.1.1.1.
+    const json = await app.inject({ url: '/api/v1/json?ip=1.1.1.1' });
+    assert.equal(json.statusCode, 400);
+    assert.equal(json.json().error, "Unknown query parameter 'ip': GET /api/v1/json takes no query parameters.");
+    assert.equal(json.headers['x-ratelimit-remaining'], '99', 'counted like any other 400');
+
+    const typo = await app.inject({ url: '/api/v1/dns?hots=example.com&record_type=A' });
+    assert.equal(typo.json().error, "Unknown query parameter 'hots': GET /api/v1/dns takes host, record_type.");
+    const several = await app.inject({ url: '/api/v1/ping?host=127.0.0.1&count=2&size=100&ttl=3' });
+    assert.equal(several.statusCode, 400);
+    assert.match(
+      several.json().error,
+      /^Unknown query parameters 'size', 'ttl': GET \/api\/v1\/ping takes host, count, family\.$/,
+    );
+    const caseMatters = await app.inject({ url: '/api/v1/blacklist?IP=192.0.2.1' });
+    assert.match(caseMatters.json().error, /'IP': GET \/api\/v1\/blacklist takes ip\./);
+
+    // Every GET operation of the OpenAPI document, with the names it documents.
+    const document = (await app.inject({ url: '/api/v1/openapi.json' })).json();
+    let checked = 0;
+    type Operation = { parameters?: { in: string; name: string }[] };
+    for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, Operation>>)) {
+      const operation = item.get;
+      if (!operation || path.includes('{')) continue;
+      const declared = (operation.parameters ?? []).filter((parameter) => parameter.in === 'query');
+      const response = await app.inject({ url: `${path}?zz_unknown=1` });
+      assert.equal(response.statusCode, 400, path);
+      const message = response.json().error as string;
+      assert.match(message, /^Unknown query parameter 'zz_unknown': GET /, path);
+      for (const parameter of declared) assert.ok(message.includes(parameter.name), `${path}: lists ${parameter.name}`);
+      if (declared.length === 0) assert.match(message, /takes no query parameters/, path);
+      checked++;
+    }
+    assert.ok(checked >= 12, `checked ${checked} operations`);
+
+    // Pages a browser opens keep whatever a link adds.
+    assert.equal((await app.inject({ url: '/dashboard?utm_source=newsletter' })).statusCode, 200);
+  } finally {
+    await app.close();
+  }
 });

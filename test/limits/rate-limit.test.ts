@@ -37,6 +37,7 @@ test('hourly window: 100 per UTC hour, 429 with limit and reset, a new hour star
   assert.equal(body.limit, 100);
   assert.equal(body.reset, unix('2026-01-01T11:00:00Z'));
   assert.match(body.error, /100 requests per hour/);
+  assert.equal(refused.headers['retry-after'], '60', 'Retry-After: the seconds until reset (issue 18: was missing)');
 
   // Another client is not affected.
   assert.equal((await get(app, '203.0.113.2')).statusCode, 200);
@@ -64,6 +65,8 @@ test('daily window binds across hours, and its reset is the next UTC midnight', 
   assert.equal(refused.json().reset, unix('2026-03-06T00:00:00Z'));
   assert.equal(refused.headers['x-ratelimit-reset'], String(unix('2026-03-06T00:00:00Z')));
   assert.equal(refused.headers['x-ratelimit-limit'], '10');
+  // 02:10:00 to the next midnight.
+  assert.equal(refused.headers['retry-after'], String(21 * 3600 + 50 * 60));
 
   clock.set('2026-03-06T00:00:01Z');
   assert.equal((await get(app, '198.51.100.1')).statusCode, 200);
@@ -206,8 +209,8 @@ test('a store or caller lookup that answers with a promise gives the same header
           return asynchronous ? Promise.resolve(caller) : caller;
         }
         if (authorization !== undefined) {
-          if (asynchronous) return Promise.reject(apiErrors.invalidApiKey());
-          throw apiErrors.invalidApiKey();
+          if (asynchronous) return Promise.reject(apiErrors.unknownApiKey());
+          throw apiErrors.unknownApiKey();
         }
         return publicCaller(clientIp);
       },

@@ -129,6 +129,7 @@ export function repositoryContract(
       keyId: first.id,
       accountId: ann.id,
       plan: 'free',
+      disabled: false,
     });
     assert.equal(await repository.findKeyOwner('unknown'), undefined);
   });
@@ -161,16 +162,23 @@ export function repositoryContract(
     },
   );
 
-  withRepository("a disabled account's keys are not found; the plan comes from the account", async (repository) => {
-    const ann = account();
-    await repository.createAccount(ann);
-    const annKey = key(ann.id);
-    await repository.createKeyWithinQuota(annKey, 5);
-    await repository.setPlan(ann.id, 'pro');
-    assert.equal((await repository.findKeyOwner(annKey.lookupHash))?.plan, 'pro');
-    await repository.setDisabled(ann.id, 99);
-    assert.equal(await repository.findKeyOwner(annKey.lookupHash), undefined);
-  });
+  withRepository(
+    "a disabled account's keys are found as disabled; the plan comes from the account",
+    async (repository) => {
+      const ann = account();
+      await repository.createAccount(ann);
+      const annKey = key(ann.id);
+      await repository.createKeyWithinQuota(annKey, 5);
+      await repository.setPlan(ann.id, 'pro');
+      assert.equal((await repository.findKeyOwner(annKey.lookupHash))?.plan, 'pro');
+      assert.equal((await repository.findKeyOwner(annKey.lookupHash))?.disabled, false);
+      await repository.setDisabled(ann.id, 99);
+      // Found, so the 401 can say the account is disabled rather than that the key is unknown.
+      assert.equal((await repository.findKeyOwner(annKey.lookupHash))?.disabled, true);
+      await repository.setDisabled(ann.id, null);
+      assert.equal((await repository.findKeyOwner(annKey.lookupHash))?.disabled, false);
+    },
+  );
 
   withRepository('last-used times: batched, never moved backwards', async (repository) => {
     const ann = account();

@@ -231,6 +231,13 @@ test('caps: per client, then in all (ping and traceroute together); 429 says whi
     Number(clientBody.reset) > nowSeconds && Number(clientBody.reset) < nowSeconds + 30,
     'reset within the time limit',
   );
+  const retryAfter = Number(again.headers['retry-after']);
+  assert.ok(
+    Number.isInteger(retryAfter) &&
+      retryAfter >= 1 &&
+      Math.abs(retryAfter - (Number(clientBody.reset) - nowSeconds)) <= 1,
+    `Retry-After is the whole seconds until reset (issue 18: was missing), got ${again.headers['retry-after']}`,
+  );
 
   const second = await openStream(`${base}/api/v1/traceroute?host=127.0.0.1`, as('192.0.2.2'));
   await second.nth(1);
@@ -239,6 +246,7 @@ test('caps: per client, then in all (ping and traceroute together); 429 says whi
   const serverBody = await readJson(third);
   assert.match(String(serverBody.error), /the server is running its maximum of 2/);
   assert.equal(serverBody.limit, 2);
+  assert.ok(Number(third.headers['retry-after']) >= 1, 'the server-wide cap says Retry-After too');
 
   // The first client leaves: its child is killed and its slot is free again.
   first.abort();
