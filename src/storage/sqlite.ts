@@ -4,7 +4,7 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { prepareDirectory } from './data-dir.ts';
 import { MIGRATIONS_TABLE, pendingMigrations } from './migrations.ts';
-import type { AccountRepository, KeyOwner, Plan } from './repository.ts';
+import type { AccountRepository, KeyOwner } from './repository.ts';
 import {
   API_KEY_COLUMNS,
   apiKeyValues,
