@@ -65,7 +65,9 @@ export const apiErrors = {
       400,
       'bad_request',
       `Unknown query ${names.length === 1 ? 'parameter' : 'parameters'} ${list}: ${
-        valid.length === 0 ? `${endpoint} takes no query parameters` : `${endpoint} takes ${valid.join(', ')}`
+        valid.length === 0
+          ? `${endpoint} takes no query parameters`
+          : `${endpoint} takes only ${valid.map((name) => `'${name}'`).join(', ')}`
       }.`,
     );
   },

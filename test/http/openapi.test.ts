@@ -80,7 +80,8 @@ test('issue 18: the document references its bearer scheme: optional on the API, 
       for (const requirement of effective)
         for (const name of Object.keys(requirement)) assert.ok(schemes.includes(name));
       const tags = operation.tags as string[] | undefined;
-      const usesKeys = path.startsWith('/api/v1/') && !tags?.includes('account');
+      // The API and the plain-text paths (limited like it, tag `text`) take a key; health and the account API do not.
+      const usesKeys = (path.startsWith('/api/v1/') && !tags?.includes('account')) || tags?.includes('text') === true;
       const bearer = effective.some((requirement) => 'apiKey' in requirement);
       assert.equal(bearer, usesKeys, `${method} ${path}: a key ${usesKeys ? 'is' : 'is not'} accepted`);
       if (usesKeys) {
