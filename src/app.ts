@@ -36,6 +36,8 @@ import { registerProbeRoutes } from './streams/register.ts';
 import { createTlsChecker } from './tls/inspect.ts';
 import { registerSslRoute } from './tls/route.ts';
 import { registerDashboard } from './web/dashboard-routes.ts';
+import { createAssetStore } from './web/site/assets.ts';
+import { registerSite } from './web/site/routes.ts';
 import { buildWhoisService } from './whois/build.ts';
 import { registerWhoisRoute } from './whois/route.ts';
 import type { WhoisResult } from './whois/service.ts';
@@ -182,6 +184,12 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   );
   await registerAccountRoutes(app, accounts);
   registerDashboard(app, accounts);
+  registerSite(app, {
+    assets: createAssetStore(),
+    trustProxy: config.trustProxy,
+    publicIpv4Url: config.publicIpv4Url,
+    publicIpv6Url: config.publicIpv6Url,
+  });
   registerOpenApiRoute(app);
   return app;
 }

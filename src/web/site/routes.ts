@@ -1,0 +1,97 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { requestFacts } from '../../accounts/account-http.ts';
+import { isSecureRequest, requestHost } from '../../accounts/session-cookie.ts';
+import type { TrustProxy } from '../../http/trust-proxy.ts';
+import { escapeHtml as e } from '../html.ts';
+import { apiErrorText, callApi } from './api-call.ts';
+import { type AssetStore, registerAssetRoute } from './assets.ts';
+import { renderHome } from './home-page.ts';
+import type { IpAnswer } from './ip-view.ts';
+import { contentSecurityPolicy, type PageOptions, renderPage, sendPage } from './layout.ts';
+
+export interface SiteOptions {
+  readonly assets: AssetStore;
+  readonly trustProxy: TrustProxy;
+  readonly publicIpv4Url: string | null;
+  readonly publicIpv6Url: string | null;
+}
+
+/** Whether the client asks for a page (browsers send text/html in Accept; curl, wget and HTTPie do not). */
+export function wantsHtml(request: FastifyRequest): boolean {
+  return (request.headers.accept ?? '').toLowerCase().includes('text/html');
+}
+
+/**
+ * The site: the home page (the visitor's address and facts), lookups, one page per tool, the API
+ * reference, and the files they load. Every fact a page shows comes from the public API: rendered
+ * on the server from an in-process call of it (callApi), or fetched by the page's script.
+ */
+export function registerSite(app: FastifyInstance, options: SiteOptions): void {
+  const { assets } = options;
+  const policy = contentSecurityPolicy(
+    [options.publicIpv4Url, options.publicIpv6Url].filter((url): url is string => url !== null).map(origin),
+  );
+  registerAssetRoute(app, assets);
+
+  const originOf = (request: FastifyRequest) => {
+    const facts = requestFacts(request);
+    const scheme = isSecureRequest(facts, options.trustProxy) ? 'https' : 'http';
+    return `${scheme}://${requestHost(facts, options.trustProxy) ?? 'localhost'}`;
+  };
+  const page = (reply: FastifyReply, pageOptions: PageOptions, status = 200) =>
+    sendPage(reply, renderPage(assets, pageOptions), policy, status);
+  const attributionOf = (headers: Record<string, unknown>) => {
+    const value = headers['x-data-attribution'];
+    return typeof value === 'string' ? value : '';
+  };
+  const errorPage = (
+    reply: FastifyReply,
+    title: string,
+    message: string,
+    status: number,
+    active: PageOptions['active'],
+  ) =>
+    page(
+      reply,
+      {
+        title: `${title} · netinfo`,
+        description: message,
+        active,
+        attribution: '',
+        main: `<h1>${e(title)}</h1><p class="alert error" role="alert">${e(message)}</p>`,
+      },
+      status,
+    );
+
+  app.get('/', { schema: { hide: true } }, async (request, reply) => {
+    const answer = await callApi(app, request, '/api/v1/json');
+    if (!wantsHtml(request)) {
+      // Terminals get the address and a newline (ifconfig.co's habit).
+      const ip = (answer.body as { ip?: string }).ip;
+      if (answer.status !== 200 || !ip)
+        return reply
+          .code(answer.status)
+          .type('text/plain; charset=utf-8')
+          .send(`${apiErrorText(answer)}\n`);
+      return reply.type('text/plain; charset=utf-8').header('cache-control', 'no-store').send(`${ip}\n`);
+    }
+    if (answer.status !== 200) return errorPage(reply, 'Your IP address', apiErrorText(answer), answer.status, 'home');
+    return page(reply, {
+      title: 'What is my IP address? · netinfo',
+      description: 'Your IP address, its location, network and security facts, from an open API.',
+      active: 'home',
+      scripts: ['home.js'],
+      attribution: attributionOf(answer.headers),
+      main: renderHome(assets, {
+        answer: answer.body as IpAnswer,
+        origin: originOf(request),
+        publicIpv4Url: options.publicIpv4Url,
+        publicIpv6Url: options.publicIpv6Url,
+      }),
+    });
+  });
+}
+
+function origin(url: string): string {
+  return new URL(url).origin;
+}
