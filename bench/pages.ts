@@ -5,7 +5,7 @@
 // (issue 20): under 200 KB transferred, LCP under 500 ms.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 import { buildTestApp } from '../test/support/app.ts';
 import { CHROMIUM, CHROMIUM_ARGS } from '../test/support/chromium.ts';
 
