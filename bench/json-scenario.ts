@@ -58,11 +58,28 @@ async function installFeeds(): Promise<string> {
 }
 
 export async function jsonScenarioSetup(): Promise<ScenarioSetup> {
+  return ipScenarioSetup('json');
+}
+
+/** The same addresses asked about by path (`/api/v1/json/{ip}`), no forwarding header. */
+export async function jsonIpScenarioSetup(): Promise<ScenarioSetup> {
+  return ipScenarioSetup('json-ip');
+}
+
+/** Batches of 1,000 of the same addresses (five different batches), without hostname. */
+export async function batchScenarioSetup(): Promise<ScenarioSetup> {
+  return ipScenarioSetup('batch');
+}
+
+const BATCHES = 5;
+const BATCH_SIZE = 1000;
+
+async function ipScenarioSetup(kind: 'json' | 'json-ip' | 'batch'): Promise<ScenarioSetup> {
   // What `npm install` does for ./data: the service then starts as it does every later time.
   const embedded = ipDataPaths(path.resolve(DATA_DIR)).embedded;
   await Promise.all([embeddedCityDatabase(embedded), embeddedAsnRanges(embedded)]);
   const data = await installFeeds();
-  const ips = publicAddresses(CLIENTS);
+  const ips = publicAddresses(kind === 'batch' ? BATCHES * BATCH_SIZE : CLIENTS);
   const dns = await startFakeDnsServer((question) => {
     if (question.type !== 'PTR' || !question.name.endsWith('.in-addr.arpa')) return { rcode: 'NXDOMAIN' };
     const octets = question.name.split('.').slice(0, 4).reverse();
@@ -75,11 +92,52 @@ export async function jsonScenarioSetup(): Promise<ScenarioSetup> {
     };
     return { answers: [answer] };
   });
+  const requests: NonNullable<ScenarioSetup['requests']> =
+    kind === 'json'
+      ? ips.map((ip) => ({ method: 'GET', path: '/api/v1/json', headers: { 'x-forwarded-for': ip } }))
+      : kind === 'json-ip'
+        ? ips.map((ip) => ({ method: 'GET', path: `/api/v1/json/${ip}`, headers: {} }))
+        : Array.from({ length: BATCHES }, (_, b) => ({
+            method: 'POST' as const,
+            path: '/api/v1/batch',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(ips.slice(b * BATCH_SIZE, (b + 1) * BATCH_SIZE)),
+          }));
+  const what = {
+    json: `${CLIENTS} distinct public IPv4 clients via X-Forwarded-For`,
+    'json-ip': `/api/v1/json/{ip} about ${CLIENTS} distinct public IPv4 addresses`,
+    batch: `${BATCHES} batches of ${BATCH_SIZE} distinct public IPv4 addresses each, without hostname`,
+  }[kind];
   return {
     env: { TRUST_PROXY: 'loopback', DNS_SERVERS: formatServer(dns.server), DATA_DIR },
-    requests: ips.map((ip) => ({ method: 'GET', path: '/api/v1/json', headers: { 'x-forwarded-for': ip } })),
-    describe: `${CLIENTS} distinct public IPv4 clients via X-Forwarded-For, PTR from a loopback DNS server; ${data}`,
+    requests,
+    describe: `${what}, PTR from a loopback DNS server; ${data}`,
     async verify(url) {
+      if (kind === 'batch') {
+        const sample = requests[0] as { body: string };
+        const response = await fetch(`${url}/api/v1/batch`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: sample.body,
+        });
+        const body = (await response.json()) as Record<string, { ip?: string; hostname?: string }>;
+        if (
+          response.status !== 200 ||
+          Object.keys(body).length !== BATCH_SIZE ||
+          body[ips[0] as string]?.ip !== ips[0]
+        ) {
+          throw new Error(`unexpected batch answer: ${response.status}`);
+        }
+        return;
+      }
+      if (kind === 'json-ip') {
+        const response = await fetch(`${url}/api/v1/json/${ips[0]}`);
+        const body = (await response.json()) as { hostname?: string; ip?: string };
+        if (response.status !== 200 || body.ip !== ips[0] || !body.hostname?.endsWith('.bench.test')) {
+          throw new Error(`unexpected answer: ${response.status} ${JSON.stringify(body)}`);
+        }
+        return;
+      }
       const response = await fetch(`${url}/api/v1/json`, { headers: { 'x-forwarded-for': ips[0] as string } });
       const body = (await response.json()) as { hostname?: string; ip?: string };
       if (response.status !== 200 || body.ip !== ips[0] || !body.hostname?.endsWith('.bench.test')) {
@@ -88,7 +146,7 @@ export async function jsonScenarioSetup(): Promise<ScenarioSetup> {
     },
     close: async () => {
       // With the caches working, about one query per client (more only once TTLs run out).
-      console.log(`  the local DNS server answered ${dns.queries.length} queries for ${CLIENTS} clients`);
+      console.log(`  the local DNS server answered ${dns.queries.length} queries for ${ips.length} addresses`);
       await dns.close();
     },
   };

@@ -81,7 +81,15 @@ function residentMb(pid: number | undefined): number {
   return match ? Number(match[1]) / 1024 : Number.NaN;
 }
 
-async function runScenario(name: string, scenario: Scenario): Promise<boolean> {
+interface ScenarioResult {
+  met: boolean;
+  /** Median of the rounds' req/s ratios (netinfo / baseline). */
+  ratio: number;
+  rps: number;
+  cpuUs: number;
+}
+
+async function runScenario(name: string, scenario: Scenario): Promise<ScenarioResult> {
   const prepared = await scenario.setup?.();
   if (prepared) console.log(`${name}: ${prepared.describe}`);
   const spawnedAt = performance.now();
@@ -151,7 +159,8 @@ async function runScenario(name: string, scenario: Scenario): Promise<boolean> {
     }
     const met = verdicts.every((verdict) => verdict.met);
     console.log('');
-    return met;
+    const ratio = median(rounds.map((round) => round.netinfo.rps / round.baseline.rps));
+    return { met, ratio, rps: n.rps, cpuUs: n.cpuUs };
   } finally {
     clearInterval(sampler);
     bare?.child.kill('SIGTERM');
@@ -174,5 +183,38 @@ for (const name of names) {
 console.log(planLine({ scenarios: names, rounds: ROUNDS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS }));
 console.log(PIN ? 'load generator pinned to core 0, servers to core 1' : 'not pinned (needs taskset and 2 cores)');
 let allMet = true;
-for (const name of names) allMet = (await runScenario(name, SCENARIOS[name] as Scenario)) && allMet;
+const results = new Map<string, ScenarioResult>();
+for (const name of names) {
+  const result = await runScenario(name, SCENARIOS[name] as Scenario);
+  results.set(name, result);
+  allMet = result.met && allMet;
+}
+
+// Targets relative to another scenario of the same run (the same machine, the same minute), on medians.
+for (const [name, result] of results) {
+  const relative = SCENARIOS[name]?.relative;
+  if (relative === undefined) continue;
+  const other = results.get(relative.scenario);
+  if (other === undefined) {
+    console.log(
+      `${name}: run it with ${relative.scenario} (npm run bench -- ${relative.scenario} ${name}) to judge its relative target`,
+    );
+    continue;
+  }
+  if (relative.ratioShare !== undefined) {
+    const ok = result.ratio >= other.ratio * relative.ratioShare;
+    console.log(
+      `${name} median ratio ${result.ratio.toFixed(2)} vs ${relative.scenario} ${other.ratio.toFixed(2)} (target >= ${(relative.ratioShare * 100).toFixed(0)}% of it): ${ok ? 'met' : 'NOT met'}`,
+    );
+    allMet &&= ok;
+  }
+  if (relative.itemsPerRequest !== undefined && relative.itemsPerSecondTimes !== undefined) {
+    const items = result.rps * relative.itemsPerRequest;
+    const ok = items >= other.rps * relative.itemsPerSecondTimes;
+    console.log(
+      `${name} ${Math.round(items)} addresses/s vs ${relative.scenario} ${Math.round(other.rps)} (${(items / other.rps).toFixed(1)}x, target >= ${relative.itemsPerSecondTimes}x): ${ok ? 'met' : 'NOT met'}`,
+    );
+    allMet &&= ok;
+  }
+}
 process.exitCode = allMet ? 0 : 1;

@@ -1,7 +1,7 @@
 // The benchmark scenarios, shared by `npm run bench` (req/s, latency, CPU) and
 // `npm run bench:instructions` (instructions per request under callgrind).
 import type { Client, Options, Request } from 'autocannon';
-import { jsonScenarioSetup } from './json-scenario.ts';
+import { batchScenarioSetup, jsonIpScenarioSetup, jsonScenarioSetup } from './json-scenario.ts';
 import { keyedScenarioSetup } from './keyed-scenario.ts';
 
 export interface Scenario {
@@ -14,12 +14,23 @@ export interface Scenario {
   /** Further targets: p99 latency of netinfo, and its peak resident memory under load. */
   p99UnderMs?: number;
   rssUnderMb?: number;
+  /** Targets against another scenario of the same run (judged when both ran). */
+  relative?: {
+    scenario: string;
+    /** This scenario's req/s ratio at least this share of the other's. */
+    ratioShare?: number;
+    /** Items per request here (a batch's addresses), and how many times the other's items/s to reach. */
+    itemsPerRequest?: number;
+    itemsPerSecondTimes?: number;
+  };
+  /** Server CPU time per request under this many µs (a batch's server time). */
+  cpuUsUnder?: number;
 }
 
 export interface ScenarioSetup {
   env: Record<string, string>;
   /** The requests of the scenario, spread over the connections (both servers get the same ones). */
-  requests?: { method: 'GET'; path: string; headers: Record<string, string> }[];
+  requests?: { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: string }[];
   describe: string;
   /** A sanity check of one answer before the load starts. */
   verify?(url: string): Promise<void>;
@@ -46,6 +57,22 @@ export const SCENARIOS: Record<string, Scenario> = {
   // 1,000 distinct public IPv4 clients through X-Forwarded-For, PTR answered by a local DNS server,
   // with all default data and the security feeds loaded.
   json: { path: '/api/v1/json', target: 0.6, setup: jsonScenarioSetup, p99UnderMs: 5, rssUnderMb: 300 },
+  // The same 1,000 addresses and data, asked about by path: within 10% of json's ratio.
+  'json-ip': {
+    path: '/api/v1/json/{ip}',
+    target: 0.5,
+    setup: jsonIpScenarioSetup,
+    relative: { scenario: 'json', ratioShare: 0.9 },
+  },
+  // Batches of 1,000 of those addresses, without hostname: under 25 ms of server time a batch, and at
+  // least 20 times the addresses per second of single json-ip requests.
+  batch: {
+    path: '/api/v1/batch',
+    target: 0,
+    setup: batchScenarioSetup,
+    cpuUsUnder: 25_000,
+    relative: { scenario: 'json-ip', itemsPerRequest: 1000, itemsPerSecondTimes: 20 },
+  },
 };
 
 /** Waits for /readyz (data loaded); valgrind's slower starts need a longer `timeoutMs`. */
@@ -66,8 +93,13 @@ export async function sampleAnswerBytes(
   scenario: Scenario,
   setup?: ScenarioSetup,
 ): Promise<number> {
-  const sample = setup?.requests?.[0] ?? { path: scenario.path, headers: {} };
-  return (await (await fetch(`${serviceUrl}${sample.path}`, { headers: sample.headers })).arrayBuffer()).byteLength;
+  const sample = setup?.requests?.[0] ?? { method: 'GET', path: scenario.path, headers: {} };
+  const response = await fetch(`${serviceUrl}${sample.path}`, {
+    method: sample.method,
+    headers: sample.headers,
+    ...(sample.body === undefined ? {} : { body: sample.body }),
+  });
+  return (await response.arrayBuffer()).byteLength;
 }
 
 /**

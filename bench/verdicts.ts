@@ -82,6 +82,14 @@ export function judge(scenario: Scenario, rounds: Round[]): Verdict[] {
     const met = p99 < scenario.p99UnderMs;
     verdicts.push({ met, line: `netinfo median p99 ${p99} ms (target < ${scenario.p99UnderMs}): ${said(met)}` });
   }
+  if (scenario.cpuUsUnder !== undefined) {
+    const cpuUs = median(rounds.map((round) => round.netinfo.cpuUs));
+    const met = cpuUs < scenario.cpuUsUnder;
+    verdicts.push({
+      met,
+      line: `netinfo median server CPU ${(cpuUs / 1000).toFixed(2)} ms per request (target < ${scenario.cpuUsUnder / 1000} ms): ${said(met)}`,
+    });
+  }
   if (scenario.rssUnderMb !== undefined) {
     const peak = median(rounds.map((round) => round.netinfoPeakMb));
     const met = peak < scenario.rssUnderMb;

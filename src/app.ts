@@ -20,6 +20,7 @@ import {
 import { createServiceLogger, registerAccessLog, requestLoggerFactory, ServiceLogController } from './http/logging.ts';
 import { registerOpenApi, registerOpenApiRoute } from './http/openapi.ts';
 import { registerRequestContext, requestIdFor } from './http/request-context.ts';
+import { registerAnswerConstraint } from './http/route-config.ts';
 import { compilingOncePerSchema } from './http/serializers.ts';
 import { strictValidators } from './http/validators.ts';
 import type { IpDataStore } from './ipinfo/ip-data-store.ts';
@@ -33,6 +34,7 @@ import type { Spawner } from './process/spawner.ts';
 import { createSharedState } from './scale/shared-state.ts';
 import type { AccountRepository } from './storage/repository.ts';
 import { registerProbeRoutes } from './streams/register.ts';
+import { registerTextRoutes } from './text/text-routes.ts';
 import { createTlsChecker } from './tls/inspect.ts';
 import { registerSslRoute } from './tls/route.ts';
 import { registerDashboard } from './web/dashboard-routes.ts';
@@ -116,6 +118,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   await registerOpenApi(app);
   registerRequestContext(app, config.trustProxy);
   registerCors(app);
+  registerAnswerConstraint(app);
 
   // Shared state: in this process, or in Redis for several instances (REDIS_URL).
   const shared = await createSharedState(config, app, now);
@@ -147,7 +150,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   // Capabilities: each registers its own routes.
   registerHealthRoutes(app, app.readiness);
   registerIpFamilyRoute(app, now);
-  registerIpInfo(app, config, { resolver, ...(deps.ipData ? { store: deps.ipData } : {}) });
+  const ipInfo = registerIpInfo(app, config, { resolver, ...(deps.ipData ? { store: deps.ipData } : {}) });
+  registerTextRoutes(app, ipInfo);
   registerDnsRoute(app, resolver);
   registerBlacklistRoute(
     app,

@@ -52,7 +52,8 @@ const coreVariables = {
   dataDir: {
     name: 'DATA_DIR',
     defaultText: '`./data`',
-    description: 'Directory where the service keeps its state (created if missing).',
+    description:
+      'Directory where the service keeps its state, created if missing. It must be on a real filesystem (not /proc, /sys or another kernel pseudo-filesystem) and, when it is to be created, its first existing parent must be writable by the service; otherwise the start stops with one line saying why.',
     parse: (raw: string | undefined): string => path.resolve(text('./data')(raw)),
   },
   logLevel: {

@@ -1,9 +1,9 @@
 // First, before other modules load and the heap sees a full GC (see the module for why).
 import './runtime/retain-next-tick-shape.ts';
 import cluster from 'node:cluster';
-import { mkdir } from 'node:fs/promises';
 import { buildApp } from './app.ts';
 import { type Config, loadConfigOrExit } from './config.ts';
+import { prepareDirectory } from './storage/data-dir.ts';
 
 // The service process (started by server.ts): load config, build the app, listen, and close
 // gracefully on SIGTERM/SIGINT.
@@ -16,7 +16,7 @@ function displayUrl(config: Config, port: number): string {
 }
 
 async function serve(config: Config): Promise<void> {
-  await mkdir(config.dataDir, { recursive: true });
+  prepareDirectory(config.dataDir, 'DATA_DIR');
   const app = await buildApp(config);
   try {
     await app.listen({ port: config.port, host: config.host });
@@ -52,10 +52,17 @@ async function serve(config: Config): Promise<void> {
 function supervise(config: Config): void {
   let stopping = false;
   let announced = false;
+  let anyListened = false;
   let exitCode = 0;
+  /** Workers listening now (by cluster id): a worker that dies leaves, its replacement joins. */
+  const listening = new Set<number>();
   const fork = () => cluster.fork();
-  cluster.on('listening', (_worker, address) => {
-    if (announced) return;
+  cluster.on('listening', (worker, address) => {
+    anyListened = true;
+    listening.add(worker.id);
+    // Announced once every worker listens, not when the first does: whoever waits for this line
+    // (an operator, a test, a health check) would otherwise reach a service half started.
+    if (announced || listening.size < config.workers) return;
     announced = true;
     const url = displayUrl(config, address.port);
     console.log(
@@ -63,11 +70,12 @@ function supervise(config: Config): void {
     );
   });
   cluster.on('exit', (worker, code, signal) => {
+    listening.delete(worker.id);
     if (stopping) {
       if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(exitCode);
       return;
     }
-    if (!announced) {
+    if (!anyListened) {
       // No worker has ever listened: the start itself failed (the worker printed why). As with one
       // process, exit 1, rather than start it again every second for ever.
       console.error(

@@ -157,7 +157,7 @@ function registerSessionRoutes(scope: FastifyInstance, accounts: Accounts): void
       const body = request.body as { email: string; password: string };
       const email = normaliseEmail(body.email);
       if (!email.ok) throw apiErrors.invalidField('email', email.reason);
-      const problem = passwordProblem(body.password);
+      const problem = passwordProblem(body.password, email.email);
       if (problem) throw apiErrors.invalidField('password', problem);
       await throttle(accounts, [{ name: 'signup', subject: publicCaller(request.clientIp).subject }], 'sign-ups');
       const outcome = await accounts.accounts.signup(email.email, body.password);

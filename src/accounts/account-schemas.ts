@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { API_KEY_PREFIX } from './api-key-format.ts';
 import { ID_PATTERN } from './key-service.ts';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.ts';
+import { EMAIL_NAME_MIN_LENGTH, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.ts';
 
 export const KEY_NAME_MAX_LENGTH = 64;
 
@@ -45,7 +45,7 @@ export const Credentials = Type.Object(
     }),
     password: Type.String({
       maxLength: 1024,
-      description: `${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters (after Unicode NFKC normalisation) at sign-up.`,
+      description: `At sign-up (NIST SP 800-63B): ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters after Unicode NFKC normalisation; no control characters; not one character repeated; not containing the email, or the name before its @ when that has ${EMAIL_NAME_MIN_LENGTH} characters or more; not one of the common passwords of leaked-password lists. Case is ignored in these comparisons. A refusal is a 400 saying which rule.`,
     }),
   },
   { additionalProperties: false },

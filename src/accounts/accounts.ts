@@ -53,6 +53,7 @@ export async function createAccounts(
     options.repository ??
     (await openRepository(config.database, config.dataDir, {
       onError: (error) => app.log.error({ err: { message: error.message } }, 'account database connection error'),
+      onWarning: (message) => app.log.warn(message),
       // Requests without a key do not need the accounts: the service starts while PostgreSQL is down.
       waitForServer: true,
     }));

@@ -1,4 +1,5 @@
 import { argon2, randomBytes, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 
 /**
  * argon2id with OWASP's second recommended setting (19 MiB, 2 passes, 1 lane). Measured on this
@@ -9,8 +10,15 @@ import { argon2, randomBytes, timingSafeEqual } from 'node:crypto';
 export const ARGON2_PARAMETERS = Object.freeze({ memory: 19_456, passes: 2, parallelism: 1, tagLength: 32 });
 const SALT_BYTES = 16;
 
+/** The list of common passwords keeps only entries this long or longer: lowering it needs a new list. */
 export const PASSWORD_MIN_LENGTH = 10;
 export const PASSWORD_MAX_LENGTH = 128;
+/**
+ * An email's name (before the @) shorter than this is not looked for inside a password: a name of
+ * three letters (`ann`, `bob`) occurs in too many good passphrases ("planning a trip"). The whole
+ * email is still refused whatever its length.
+ */
+export const EMAIL_NAME_MIN_LENGTH = 4;
 
 /**
  * NFKC, as NIST SP 800-63B advises, so the same password typed on another keyboard or OS matches.
@@ -20,11 +28,46 @@ export function normalisePassword(password: string): string {
   return password.normalize('NFKC');
 }
 
-/** Null when acceptable, else what to fix. */
-export function passwordProblem(password: string): string | null {
-  const length = [...normalisePassword(password)].length;
-  if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) {
+let commonPasswords: ReadonlySet<string> | undefined;
+/**
+ * The common passwords sign-up refuses (lower case, one per line; see scripts/common-passwords.ts
+ * for where they come from). Read once, on first use, into a Set: each check is one lookup.
+ */
+function isCommonPassword(lowerCase: string): boolean {
+  commonPasswords ??= new Set(
+    readFileSync(new URL('./common-passwords.txt', import.meta.url), 'utf8')
+      .split('\n')
+      .filter((line) => line !== ''),
+  );
+  return commonPasswords.has(lowerCase);
+}
+
+/**
+ * Null when acceptable, else what to fix. The rules of NIST SP 800-63B (5.1.1.2): a length, no
+ * composition rules, but not a password attackers try first: one of the common ones, one character
+ * repeated, or the account's own email (or the name before its @, compared without case). Control
+ * characters (NUL, tab, newline...) are refused: no keyboard types them into a password field, and
+ * they would not survive every client that sends one. `email` is the normalised email.
+ */
+export function passwordProblem(password: string, email: string): string | null {
+  const normalised = normalisePassword(password);
+  if (/\p{Cc}/u.test(normalised)) return 'must not contain control characters (such as NUL, tab or a line break)';
+  const characters = [...normalised];
+  if (characters.length < PASSWORD_MIN_LENGTH || characters.length > PASSWORD_MAX_LENGTH) {
     return `must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters long`;
+  }
+  if (characters.every((character) => character === characters[0])) {
+    return 'must not be one character repeated';
+  }
+  const lowerCase = normalised.toLowerCase();
+  const address = email.normalize('NFKC').toLowerCase();
+  const at = address.lastIndexOf('@');
+  const name = at < 0 ? address : address.slice(0, at);
+  if (lowerCase.includes(address) || ([...name].length >= EMAIL_NAME_MIN_LENGTH && lowerCase.includes(name))) {
+    return 'must not contain your email address or the name before its @';
+  }
+  if (isCommonPassword(lowerCase)) {
+    return 'is one of the most common passwords (from lists of leaked passwords), the first ones attackers try; choose another';
   }
   return null;
 }

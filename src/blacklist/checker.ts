@@ -20,7 +20,10 @@ export interface BlacklistReport {
   ip: string;
   total: number;
   listed: number;
+  /** No list lists the IP and every list answered: a list that failed could have listed it. */
   clean: boolean;
+  /** Every list answered (no `error` status). */
+  complete: boolean;
   errors: number;
   results: DnsblResult[];
   cached: boolean;
@@ -81,7 +84,8 @@ export function createBlacklistChecker(options: {
       const results = await Promise.all(lists.map((list) => checkList(ip, list)));
       const listed = results.filter((result) => result.status === 'listed').length;
       const errors = results.filter((result) => result.status === 'error').length;
-      const report = { ip, total: lists.length, listed, clean: listed === 0, errors, results };
+      const complete = errors === 0;
+      const report = { ip, total: lists.length, listed, clean: listed === 0 && complete, complete, errors, results };
       // A report with errors is kept briefly only, so a passing outage does not stick for minutes.
       await cache.set(ip, report, errors > 0 ? Math.min(cacheSeconds, 30) : cacheSeconds);
       return { ...report, cached: false };

@@ -27,7 +27,11 @@ export const BlacklistReportSchema = Type.Object(
     total: Type.Integer({ description: 'Lists tested (8 with the default set).' }),
     listed: Type.Integer({ description: 'Lists whose status is `listed`.' }),
     clean: Type.Boolean({
-      description: '`listed == 0`. Check `errors` too: a list that could not answer says nothing either way.',
+      description:
+        'true only when every list answered and none lists the IP (`listed == 0` and `complete`). false when a list lists it, and also when a list could not answer: its silence is not a verdict. Read `listed` and `complete` to tell the two apart.',
+    }),
+    complete: Type.Boolean({
+      description: 'true when every list answered (`errors == 0`); false when at least one list has status `error`.',
     }),
     errors: Type.Integer({ description: 'Lists that could not answer (status `error`).' }),
     results: Type.Array(DnsblResultSchema),

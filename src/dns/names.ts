@@ -9,6 +9,8 @@ const MAX_LABEL_LENGTH = 63;
 // Underscores are not allowed in host names but are in service names (_sip._tcp, _dmarc,
 // _domainkey), which users query for SRV and TXT records.
 const LABEL = /^[a-z0-9_-]+$/;
+/** Any numeric character: decimal digits of every script, circled and superscript digits, fractions. */
+const NUMERIC = /^\p{N}$/u;
 
 /**
  * Validates a name given by a user and returns its query form: IDN converted to punycode, lower
@@ -23,6 +25,17 @@ export function normaliseQueryName(input: string): NameResult {
   // the name alphabet is refused before it sees the input (non-ASCII is left for IDNA).
   const stray = [...withoutDot].find((char) => char < '\u0080' && !/[a-z0-9._-]/i.test(char));
   if (stray !== undefined) return { ok: false, reason: `host name has the character ${JSON.stringify(stray)}` };
+  // IDNA maps fullwidth (１), circled (①), mathematical (𝟏) and superscript digits to 0-9, so
+  // "１２７.０.０.２" became the address 127.0.0.2: a name in one script read as an address in another.
+  // Digits are written 0-9 in a host; any other numeric character is refused before IDNA sees it.
+  const digit = [...withoutDot].find((char) => char >= '\u0080' && NUMERIC.test(char));
+  if (digit !== undefined) {
+    const code = `U+${digit.codePointAt(0)?.toString(16).toUpperCase().padStart(4, '0')}`;
+    return {
+      ok: false,
+      reason: `host name has the non-ASCII numeric character "${digit}" (${code}); write digits as 0-9`,
+    };
+  }
   // A URL host that ends in a number is an IPv4 address to domainToASCII, in any of the legacy
   // forms inet_aton accepts: "127.1", "010.1.1.1" (octal), "0x7f.1", "2130706433". Only the
   // dotted quad is taken as an address (callers then ask for PTR or refuse it); the other forms

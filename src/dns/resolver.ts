@@ -22,7 +22,8 @@ export type Resolver = {
   /**
    * The addresses to connect to for `name`, following CNAMEs; an IP literal is returned as it is
    * (or not at all when of the other family). Empty when the name has none (or does not exist).
-   * Throws DnsError only when every family asked failed; RangeError for an invalid name.
+   * Throws DnsError when no address was found and a family asked failed (A SERVFAIL beside an
+   * empty AAAA does not show that the name has no address); RangeError for an invalid name.
    */
   resolveAddresses(name: string, family?: 4 | 6 | 'any'): Promise<ResolvedAddress[]>;
   /** The PTR name of an IP address, or null on any failure (bad input, NXDOMAIN, timeout). */
@@ -100,8 +101,7 @@ export function createResolver(options: ResolverOptions): Resolver {
     const types = family === 'any' ? (['A', 'AAAA'] as const) : family === 4 ? (['A'] as const) : (['AAAA'] as const);
     const settled = await Promise.allSettled(types.map((type) => query(name, type)));
     const failures = settled.filter((result) => result.status === 'rejected');
-    if (failures.length === settled.length) throw failures[0]?.reason;
-    return settled.flatMap((result) =>
+    const addresses = settled.flatMap((result) =>
       result.status === 'fulfilled'
         ? result.value.answers.flatMap((record) =>
             record.type === 'A' || record.type === 'AAAA'
@@ -110,6 +110,8 @@ export function createResolver(options: ResolverOptions): Resolver {
           )
         : [],
     );
+    if (addresses.length === 0 && failures.length > 0) throw failures[0]?.reason;
+    return addresses;
   }
 
   async function reverse(ip: string, reverseOptions: { timeoutMs?: number } = {}): Promise<string | null> {

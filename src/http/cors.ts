@@ -19,7 +19,8 @@ export const CORS_HEADERS = {
   'access-control-expose-headers': EXPOSED_HEADERS,
 } as const;
 const PREFLIGHT = {
-  'access-control-allow-methods': 'GET, HEAD, OPTIONS',
+  // POST for /api/v1/batch. Safe for the account API: without Allow-Credentials no cookie crosses origins.
+  'access-control-allow-methods': 'GET, HEAD, POST, OPTIONS',
   'access-control-allow-headers': 'Authorization, Content-Type',
   'access-control-max-age': '86400',
 };

@@ -19,14 +19,19 @@ interface ValidationIssue {
   message?: string;
 }
 
-/** Turns the first schema-validation issue into the catalogue's 400 for a query parameter. */
-export function validationError(issues: readonly ValidationIssue[], hints: Record<string, string> = {}): ApiError {
+/** Turns the first schema-validation issue into the catalogue's 400 for a query or path parameter. */
+export function validationError(
+  issues: readonly ValidationIssue[],
+  hints: Record<string, string> = {},
+  part = 'querystring',
+): ApiError {
   const issue = issues[0];
   if (!issue) return apiErrors.badRequest('Invalid request.');
   if (issue.keyword === 'required') return apiErrors.missingParameter(String(issue.params.missingProperty));
   const name = issue.instancePath.replace(/^\//, '').split('/')[0] ?? '';
   if (name === '') return apiErrors.badRequest(`Invalid request: ${issue.message ?? 'not accepted'}.`);
   const hint = hints[name];
+  if (part === 'params') return apiErrors.invalidPathParameter(name, hint ?? issue.message ?? 'not accepted');
   if (hint) return apiErrors.invalidParameter(name, hint);
   if (issue.keyword === 'enum') {
     const allowed = (issue.params.allowedValues as unknown[] | undefined) ?? [];
@@ -42,6 +47,52 @@ declare module 'fastify' {
   }
 }
 
+interface HintedRoute {
+  readonly pattern: RegExp;
+  readonly names: readonly string[];
+  readonly hints: Record<string, string>;
+}
+
+/** Per app: the routes whose path parameters have hints, so an over-long one is their 400, not a 414. */
+const hintedRoutes = new WeakMap<FastifyInstance, HintedRoute[]>();
+
+function rememberHintedRoutes(app: FastifyInstance): void {
+  const routes: HintedRoute[] = [];
+  hintedRoutes.set(app, routes);
+  app.addHook('onRoute', (route) => {
+    const hints = route.config?.parameterHints;
+    if (hints === undefined || !route.url.includes(':')) return;
+    const names: string[] = [];
+    const source = route.url
+      .split('/')
+      .map((segment) => {
+        if (!segment.startsWith(':')) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        names.push(segment.slice(1));
+        return '([^/?]*)';
+      })
+      .join('/');
+    routes.push({ pattern: new RegExp(`^${source}(?:\\?|$)`), names, hints });
+  });
+}
+
+/**
+ * The hinted parameter a URL the router refused as too long would have matched: the router names
+ * no route then, so a parameter with a hint (an address, an ASN) gets a 400 saying what it must
+ * be, as a malformed one does, rather than the generic 414.
+ */
+function hintedParameterAt(app: FastifyInstance, url: string): { name: string; hint: string } | undefined {
+  for (const route of hintedRoutes.get(app) ?? []) {
+    const match = route.pattern.exec(url);
+    if (match === null) continue;
+    for (let i = 0; i < route.names.length; i++) {
+      const name = route.names[i] as string;
+      const hint = route.hints[name];
+      if ((match[i + 1]?.length ?? 0) > MAX_PATH_PARAMETER_LENGTH && hint !== undefined) return { name, hint };
+    }
+  }
+  return undefined;
+}
+
 function send(reply: FastifyReply, error: ApiError): FastifyReply {
   reply.headers(error.headers);
   return reply
@@ -52,6 +103,7 @@ function send(reply: FastifyReply, error: ApiError): FastifyReply {
 
 /** The one place errors become responses. 5xx details go to the log (with the request id), never the body. */
 export function registerErrorHandling(app: FastifyInstance): void {
+  rememberHintedRoutes(app);
   app.setErrorHandler((error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof ApiError) {
       if (error.status >= 500) request.log.warn({ code: error.code, message: error.message }, 'upstream failure');
@@ -62,8 +114,13 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return send(reply, apiErrors.accountsUnavailable());
     }
     if (error.validation) {
-      return send(reply, validationError(error.validation, request.routeOptions.config.parameterHints));
+      return send(
+        reply,
+        validationError(error.validation, request.routeOptions.config.parameterHints, error.validationContext),
+      );
     }
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+      return send(reply, apiErrors.bodyTooLarge(request.routeOptions.bodyLimit));
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       // Fastify's own client errors (bad JSON, body too large, unsupported media type) have safe messages.
@@ -110,7 +167,16 @@ export function answerFrameworkError(error: FastifyError, request: FastifyReques
   if (error.code === 'FST_ERR_BAD_URL') {
     send(reply, apiErrors.badUrl());
   } else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    send(reply, apiErrors.pathParameterTooLong(MAX_PATH_PARAMETER_LENGTH));
+    const named = hintedParameterAt(request.server, request.url);
+    send(
+      reply,
+      named === undefined
+        ? apiErrors.pathParameterTooLong(MAX_PATH_PARAMETER_LENGTH)
+        : apiErrors.invalidPathParameter(
+            named.name,
+            `longer than ${MAX_PATH_PARAMETER_LENGTH} characters; expected ${named.hint}`,
+          ),
+    );
   } else {
     request.log.error({ err: error }, 'unhandled framework error');
     send(reply, apiErrors.internal(String(request.id)));

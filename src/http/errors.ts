@@ -33,6 +33,34 @@ export const apiErrors = {
   invalidParameter: (name: string, expected: string) =>
     new ApiError(400, 'bad_request', `Invalid query parameter '${name}': ${expected}.`),
 
+  invalidPathParameter: (name: string, expected: string) =>
+    new ApiError(400, 'bad_request', `Invalid path parameter '${name}': ${expected}.`),
+
+  /** `fields` naming something no answer has; the valid names are listed so the caller can fix it. */
+  unknownFields: (unknown: readonly string[], valid: readonly string[]) =>
+    new ApiError(
+      400,
+      'bad_request',
+      unknown.length === 1 && unknown[0] === ''
+        ? `Invalid query parameter 'fields': name at least one field, comma-separated; valid names: ${valid.join(', ')}.`
+        : `Invalid query parameter 'fields': no answer has ${unknown.map((name) => `'${name}'`).join(', ')}; valid names: ${valid.join(', ')}.`,
+    ),
+
+  unknownAsn: (asn: string) => new ApiError(404, 'asn_not_found', `The loaded ASN data has no prefixes of ${asn}.`),
+
+  asnDataUnavailable: () =>
+    new ApiError(
+      503,
+      'asn_data_unavailable',
+      'No ASN data is loaded, so no AS can be described; the operator can see why in /readyz.',
+    ),
+
+  /** /api/v1/batch bodies: each says which rule the body broke. */
+  invalidBatch: (problem: string) => new ApiError(400, 'bad_request', `Invalid batch: ${problem}.`),
+
+  bodyTooLarge: (limitBytes: number) =>
+    new ApiError(413, 'body_too_large', `The request body is larger than ${limitBytes / 1_048_576} MB.`),
+
   invalidApiKey: () =>
     new ApiError(
       401,

@@ -19,7 +19,8 @@ refused: hourly or daily) and \`reset\` (when that window resets).
 **Errors.** Every error is JSON \`{"error": "..."}\`: 400 bad parameter, 401 bad key, 404 unknown path,
 405 method the path does not serve, 429 limit, 500 internal (quote the X-Request-Id), 502 an upstream
 service failed. Requests that cannot be routed or read are not counted and carry no X-RateLimit-* headers:
-400 malformed URL or request, 414 a path parameter over 100 characters, 431 headers over 16 KiB, 408 too slow.
+400 malformed URL or request, 414 a path parameter over 100 characters (a 400 naming the parameter for an
+address or an ASN), 431 headers over 16 KiB, 408 too slow.
 
 **CORS.** \`Access-Control-Allow-Origin: *\` and \`Access-Control-Expose-Headers: *\` on every response: scripts on any site read every header (X-RateLimit-*, X-Request-Id, X-Data-Attribution). No cookies cross-origin; an API key in the Authorization header works (preflights allow it).
 
@@ -42,7 +43,12 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       openapi: '3.1.0',
       info: { title: 'netinfo API', version: '1.0.0', description: DESCRIPTION },
       tags: [
-        { name: 'ip', description: "The caller's own address" },
+        { name: 'ip', description: "The caller's own address, any address, an AS, and many of them at once" },
+        {
+          name: 'text',
+          description:
+            'Plain text for terminals at ifconfig.co-compatible paths (outside /api/v1, counted against the same limits)',
+        },
         { name: 'operations', description: 'Health of the service (outside /api/v1, not rate-limited)' },
         { name: 'account', description: 'Accounts, sessions and API keys, for the dashboard (cookie sessions)' },
       ],

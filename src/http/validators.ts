@@ -17,6 +17,10 @@ type CompilerFromPool = (externalSchemas: unknown, options: unknown) => (route: 
  *   then skips its integer, minimum and maximum checks (ajv#2212, fastify#6718): `count=Infinity`
  *   reached the ping route as Infinity. So the top-level numeric properties of a coerced part are
  *   checked again after Ajv accepted it. (Without coercion Ajv refuses non-finite numbers itself.)
+ * - Numbers in a coerced part are written in decimal, as the config's numbers are. Ajv's coercion is
+ *   JavaScript's `Number()`, which also reads `1e1`, `0x5`, `0b11`, `+5`, ` 5` and `5.`: `count=0x5`
+ *   pinged five times. An integer must be digits (a `-` allowed before them), a number digits with
+ *   an optional decimal fraction; anything else is a 400 naming the parameter, before Ajv's limits.
  */
 export function strictValidators(): ValidatorFactory {
   const factory = AjvCompiler() as unknown as CompilerFromPool;
@@ -32,21 +36,40 @@ export function strictValidators(): ValidatorFactory {
         });
         return exact(route);
       }
-      return finiteNumbersOnly(coercing(route), numericProperties(route.schema));
+      return decimalNumbersOnly(coercing(route), numericProperties(route.schema));
     };
   };
   return strict as unknown as ValidatorFactory;
 }
 
-function finiteNumbersOnly(validate: Validator, numeric: readonly string[]): Validator {
+const DECIMAL = { integer: /^-?\d+$/, number: /^-?\d+(\.\d+)?$/ } as const;
+
+/** Whether a value as sent (text, or a list of texts for a repeated parameter) is written in decimal. */
+function writtenInDecimal(raw: unknown, kind: NumericKind): boolean {
+  if (Array.isArray(raw)) return raw.every((item) => writtenInDecimal(item, kind));
+  return typeof raw !== 'string' || DECIMAL[kind].test(raw);
+}
+
+function decimalNumbersOnly(validate: Validator, numeric: readonly NumericProperty[]): Validator {
   if (numeric.length === 0) return validate;
   const checked: Validator = (data) => {
+    const values = data as Record<string, unknown> | null;
+    // Read before Ajv runs: its coercion replaces the text with the number in place.
+    for (const { name, kind } of numeric) {
+      if (!writtenInDecimal(values?.[name], kind)) {
+        const message =
+          kind === 'integer'
+            ? 'must be a whole number written in decimal digits'
+            : 'must be a number written in decimal digits';
+        checked.errors = [{ instancePath: `/${name}`, keyword: 'type', params: {}, message }];
+        return false;
+      }
+    }
     if (!validate(data)) {
       checked.errors = validate.errors;
       return false;
     }
-    const values = data as Record<string, unknown> | null;
-    for (const name of numeric) {
+    for (const { name } of numeric) {
       const value = values?.[name];
       if (typeof value === 'number' && !Number.isFinite(value)) {
         checked.errors = [{ instancePath: `/${name}`, keyword: 'type', params: {}, message: 'must be finite' }];
@@ -59,14 +82,17 @@ function finiteNumbersOnly(validate: Validator, numeric: readonly string[]): Val
   return checked;
 }
 
-/** Names of the properties an object schema declares as integer or number. */
-export function numericProperties(schema: unknown): string[] {
+type NumericKind = 'integer' | 'number';
+type NumericProperty = { name: string; kind: NumericKind };
+
+/** The properties an object schema declares as integer or number (integer when a type list has both). */
+export function numericProperties(schema: unknown): NumericProperty[] {
   const properties = (schema as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties;
   if (properties === undefined) return [];
-  return Object.entries(properties)
-    .filter(([, property]) => {
-      const types = Array.isArray(property.type) ? property.type : [property.type];
-      return types.includes('integer') || types.includes('number');
-    })
-    .map(([name]) => name);
+  return Object.entries(properties).flatMap(([name, property]): NumericProperty[] => {
+    const types = Array.isArray(property.type) ? property.type : [property.type];
+    if (types.includes('integer')) return [{ name, kind: 'integer' }];
+    if (types.includes('number')) return [{ name, kind: 'number' }];
+    return [];
+  });
 }

@@ -30,6 +30,21 @@ export interface AsnRanges extends NetworkReader {
   readonly ipv4Rows: number;
   readonly ipv6Rows: number;
   lookupNetworkAddress(address: IpAddress): Network | undefined;
+  /** The rows as columns (read-only), for the ASN -> prefixes index (asn-index.ts). */
+  readonly rows: AsnRangeColumns;
+}
+
+export interface AsnRangeColumns {
+  readonly first4: Uint32Array;
+  readonly last4: Uint32Array;
+  readonly asn4: Uint32Array;
+  readonly firstHi: BigUint64Array;
+  readonly firstLo: BigUint64Array;
+  readonly lastHi: BigUint64Array;
+  readonly lastLo: BigUint64Array;
+  readonly asn6: Uint32Array;
+  /** The organisation of IPv4 row `i` (`version` 4) or IPv6 row `i`. */
+  organisation(version: 4 | 6, i: number): string;
 }
 
 interface Layout {
@@ -203,6 +218,17 @@ export function decodeAsnRanges(input: Buffer): AsnRanges {
     ipv4Rows: layout.n4,
     ipv6Rows: layout.n6,
     lookupNetworkAddress,
+    rows: {
+      first4: c.first4,
+      last4: c.last4,
+      asn4: c.asn4,
+      firstHi: c.firstHi,
+      firstLo: c.firstLo,
+      lastHi: c.lastHi,
+      lastLo: c.lastLo,
+      asn6: c.asn6,
+      organisation: (version, i) => nameAt((version === 4 ? c.name4[i] : c.name6[i]) as number),
+    },
     lookupNetwork(ip) {
       const address = parseIp(ip);
       return address === null ? undefined : lookupNetworkAddress(unmapIpv4(address));

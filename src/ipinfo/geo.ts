@@ -9,6 +9,8 @@ import {
 } from 'maxmind';
 import { cidrOf, formatCidr } from '../net/cidr.ts';
 import { formatIp, type IpAddress, parseIp, unmapIpv4 } from '../net/ip-address.ts';
+import type { AsnRangeColumns } from './asn-ranges.ts';
+import { mmdbAsnRows } from './mmdb-networks.ts';
 
 /**
  * Readers over MaxMind-format databases (GeoIP2 / GeoLite2 schema). Each is built from a Buffer, so
@@ -141,10 +143,18 @@ export function createLocationReader(db: Buffer): LocationReader {
   };
 }
 
-/** GeoLite2-ASN, or GeoIP2-ISP (which adds the ISP name). */
-export function createNetworkReader(db: Buffer): NetworkReader {
+/**
+ * GeoLite2-ASN, or GeoIP2-ISP (which adds the ISP name). `rows` lists every network, for the
+ * ASN -> prefixes index: read from the tree when first asked (once per loaded database).
+ */
+export function createNetworkReader(db: Buffer): NetworkReader & { readonly rows: AsnRangeColumns } {
   const query = openDatabase<AsnResponse & Partial<IspResponse>>(db, /(ASN|ISP)/, 'an ASN or ISP database');
+  let rows: AsnRangeColumns | undefined;
   return {
+    get rows() {
+      rows ??= mmdbAsnRows(db, query.reader as Reader<Response>);
+      return rows;
+    },
     databaseType: query.databaseType,
     buildEpoch: query.buildEpoch,
     lookupNetwork(ip) {
@@ -196,7 +206,8 @@ export function createConnectionTypeReader(db: Buffer): ConnectionTypeReader {
 
 type Found<T> = { record: T; route: string };
 
-interface DatabaseQuery<T> {
+interface DatabaseQuery<T extends Response> {
+  readonly reader: Reader<T>;
   readonly databaseType: string;
   readonly buildEpoch: Date;
   readonly coversIpv6: boolean;
@@ -213,6 +224,7 @@ function openDatabase<T extends Response>(db: Buffer, expectedType: RegExp, expe
   }
   const answers = (address: IpAddress) => address.version === 4 || ipVersion === 6;
   return {
+    reader,
     databaseType,
     buildEpoch,
     coversIpv6: ipVersion === 6,

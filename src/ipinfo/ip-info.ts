@@ -1,11 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Resolver } from '../dns/resolver.ts';
+import { registerAsnRoute } from './asn-route.ts';
+import { registerBatchRoute } from './batch-route.ts';
 import { ipDataPaths, readManifest, type SourceId } from './data-files.ts';
-import { createHostnameLookup } from './hostname.ts';
+import { createHostnameLookup, queuedHostnameLookup, type SharedHostnameLookup } from './hostname.ts';
+import { createIpAnswers, type IpAnswers } from './ip-answers.ts';
 import { loadIpData } from './ip-data.ts';
 import { createIpDataStore, type IpDataLog, type IpDataStore } from './ip-data-store.ts';
-import { registerJsonRoute } from './json-route.ts';
+import { type IpAnswerSender, registerJsonRoute } from './json-route.ts';
 import { UpdateError } from './updater/download.ts';
 import { runDataUpdateInChild } from './updater/run-in-child.ts';
 import { updatePlanFromConfig } from './updater/source-urls.ts';
@@ -45,15 +48,31 @@ function feedsTurnedOff(config: Config): SourceId[] {
 }
 
 /**
- * /api/v1/json and its data's lifecycle: loading starts when the server starts listening (or on
+ * /api/v1/json, /json/{ip}, /asn/{asn} and /batch, and their data's lifecycle: loading starts when the server starts listening (or on
  * the first request of an app that never listens), readiness reports it, the store follows new
  * data, and with DATA_REFRESH_HOURS the service runs the updater itself.
  */
+/** What the IP routes share with the plain-text paths (src/text/). */
+export interface IpInfoServices {
+  readonly store: IpDataStore;
+  readonly answers: IpAnswers;
+  readonly lookupHostname: SharedHostnameLookup;
+  /** Sends what /api/v1/json answers about an address (GET /json uses it). */
+  readonly sendJson: IpAnswerSender;
+}
+
+/**
+ * Reverse lookups a batch may have running at once, across all batches (joining one already in
+ * flight takes no slot). 32 keeps a 1,000-address batch from flooding the resolver while a batch
+ * of 1,000 fresh addresses still finishes in about 1000 / 32 x the resolver's time per lookup.
+ */
+export const BATCH_HOSTNAME_CONCURRENCY = 32;
+
 export function registerIpInfo(
   app: FastifyInstance,
   config: Config,
   deps: { resolver: Pick<Resolver, 'reverse'>; store?: IpDataStore },
-): IpDataStore {
+): IpInfoServices {
   const store = deps.store ?? createIpDataStoreFromConfig(config, app.log);
   app.readiness.add('ip-data', store.readinessCheck);
   let refresh: NodeJS.Timeout | undefined;
@@ -65,8 +84,12 @@ export function registerIpInfo(
     if (refresh !== undefined) clearInterval(refresh);
     store.close();
   });
-  registerJsonRoute(app, store, createHostnameLookup({ resolver: deps.resolver, timeoutMs: config.hostnameTimeoutMs }));
-  return store;
+  const lookupHostname = createHostnameLookup({ resolver: deps.resolver, timeoutMs: config.hostnameTimeoutMs });
+  const answers = createIpAnswers(lookupHostname);
+  const sendJson = registerJsonRoute(app, store, answers);
+  registerAsnRoute(app, store);
+  registerBatchRoute(app, store, queuedHostnameLookup(lookupHostname, BATCH_HOSTNAME_CONCURRENCY));
+  return { store, answers, lookupHostname, sendJson };
 }
 
 /** Runs the updater every DATA_REFRESH_HOURS, and once at startup when the last run is older. */

@@ -1,24 +1,23 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import { apiErrors } from '../http/errors.ts';
 import {
   CALLER_SPECIFIC_CACHE_CONTROL,
   callerSpecificHeaders,
   commonErrorResponses,
   okResponse,
 } from '../http/schemas.ts';
-import { createAnswerCache } from './answer-cache.ts';
-import { describeIp } from './describe-ip.ts';
-import type { HostnameLookup } from './hostname.ts';
+import { fieldPaths, parseFields, pickFields } from './fields.ts';
+import { type IpAnswer, type IpAnswers, type IpInfo, serializeIpInfo, snapshotOf } from './ip-answers.ts';
 import type { IpData } from './ip-data.ts';
 import type { IpDataStore } from './ip-data-store.ts';
+import { IP_PARAMETER_HINT, parseIpParameter } from './ip-param.ts';
 import { IpInfoBody } from './json-schema.ts';
 
 const ATTRIBUTION_HEADER = 'x-data-attribution';
 const JSON_TYPE = 'application/json; charset=utf-8';
-/** How long an answer is reused for the same address (and so how stale a reverse name may be). */
-const ANSWER_TTL_MS = 60_000;
 
-const DESCRIPTION = `Geolocation, network, kind, class, reverse name and security indicators of the caller's own IP
-address (see "The caller's IP" for proxies). Fields whose data is missing are omitted, never guessed.
+const DATA_DESCRIPTION = `Fields whose data is missing are omitted, never guessed.
 
 Data: a City database (MaxMind GeoLite2 City shipped with the service, DB-IP City Lite or GeoLite2 after
 \`npm run data:update\`, or the operator's own GEOIP_CITY_DB), ASN data (ip-location-db's RouteViews + RIR +
@@ -30,9 +29,60 @@ Attribution: the \`X-Data-Attribution\` header names the sources whose licences 
 "GeoLite2 data created by MaxMind, available from https://www.maxmind.com" and "IP Geolocation by DB-IP
 (https://db-ip.com)". A page that shows these answers should show that credit (DB-IP asks for a link).`;
 
-export function registerJsonRoute(app: FastifyInstance, store: IpDataStore, lookupHostname: HostnameLookup): void {
-  const answers = createAnswerCache<IpData>({ maxEntries: 20_000, ttlMs: ANSWER_TTL_MS });
-  const ok = okResponse(IpInfoBody, 'What the service knows about the caller’s address.');
+const DESCRIPTION = `Geolocation, network, kind, class, reverse name and security indicators of the caller's own IP
+address (see "The caller's IP" for proxies). ${DATA_DESCRIPTION}`;
+
+const IP_DESCRIPTION = `The same answer as /api/v1/json, about any IPv4 or IPv6 address: what /api/v1/json answers a client
+connecting from that address (hostname through the resolver, special-purpose addresses answered with \`special\`
+and \`security.bogon\`). An IPv4-mapped IPv6 address (\`::ffff:8.8.8.8\`) is answered about its IPv4 address,
+with \`mappedFrom\` saying so. Refused with a 400 naming the parameter: anything that is not an address,
+leading zeros (\`010.1.1.1\`), an IPv6 zone index (\`fe80::1%25eth0\`), more than 45 characters. One request
+against the limits. ${DATA_DESCRIPTION}`;
+
+export const FIELDS_DESCRIPTION =
+  'Keep only these parts of the answer: a comma-separated list of top-level names or dotted paths, e.g. `ip,location.countryCode,network.asn`. A field that is unknown for the address stays absent (even `ip` and `security` are left out unless named). A name no answer can have is a 400 listing the valid names.';
+
+/** Every name `fields` accepts on the /json routes. */
+export const IP_FIELD_NAMES: readonly string[] = fieldPaths(IpInfoBody);
+const IP_FIELDS = new Set(IP_FIELD_NAMES);
+
+const FieldsQuery = Type.Object(
+  { fields: Type.Optional(Type.String({ maxLength: 2000, description: FIELDS_DESCRIPTION })) },
+  { additionalProperties: false },
+);
+
+/** The parsed `fields` parameter, or undefined for the whole answer; a 400 for names no answer has. */
+export function selectedFields(text: string | undefined, valid: ReadonlySet<string> = IP_FIELDS) {
+  if (text === undefined) return undefined;
+  const selection = parseFields(text, valid);
+  if (!selection.ok) throw apiErrors.unknownFields(selection.unknown, [...valid]);
+  return selection.paths;
+}
+
+/** Sends the /json answer about `ip`: the cached JSON, or with `mappedFrom` and only `fields`. */
+export type IpAnswerSender = (
+  ip: string,
+  mappedFrom: string | undefined,
+  fields: readonly string[][] | undefined,
+  reply: FastifyReply,
+) => FastifyReply | Promise<FastifyReply>;
+
+export function registerJsonRoute(app: FastifyInstance, store: IpDataStore, answers: IpAnswers): IpAnswerSender {
+  const ok = okResponse(IpInfoBody, 'What the service knows about the address.');
+  const response = {
+    200: {
+      ...ok,
+      headers: {
+        ...ok.headers,
+        ...callerSpecificHeaders,
+        'X-Data-Attribution': {
+          type: 'string',
+          description: 'Credit the licences of the data behind this answer ask for.',
+        },
+      },
+    },
+    ...commonErrorResponses,
+  };
   app.get(
     '/api/v1/json',
     {
@@ -40,75 +90,75 @@ export function registerJsonRoute(app: FastifyInstance, store: IpDataStore, look
         summary: 'IP information about the caller: location, network, type, class, hostname, security',
         description: DESCRIPTION,
         tags: ['ip'],
-        response: {
-          200: {
-            ...ok,
-            headers: {
-              ...ok.headers,
-              ...callerSpecificHeaders,
-              'X-Data-Attribution': {
-                type: 'string',
-                description: 'Credit the licences of the data behind this answer ask for.',
-              },
-            },
-          },
-          ...commonErrorResponses,
-        },
+        querystring: FieldsQuery,
+        response,
       },
     },
     (request, reply) => {
-      // One snapshot for the whole request: every lookup below reads the same data.
-      const data = store.current;
-      if (data === undefined) {
-        return store.loaded().then(
-          (loaded) => answer(request.clientIp, loaded, reply),
-          () => answer(request.clientIp, undefined, reply),
-        );
-      }
-      // A repeat is answered synchronously: no promise on the hot path.
-      return answer(request.clientIp, data, reply);
+      const fields = selectedFields((request.query as { fields?: string }).fields);
+      return answerAbout(request.clientIp, undefined, fields, reply);
     },
   );
 
-  // Answers being made, by address: requests for an address that arrive while its answer is being
-  // made (its reverse lookup in flight) wait for that answer instead of making it again. Without
-  // this, 50 clients behind one address each did the lookups and serialisation the first time, and
-  // again every time the cached answer expired.
-  const making = new Map<string, { data: IpData | undefined; body: Promise<string> }>();
+  app.get(
+    '/api/v1/json/:ip',
+    {
+      schema: {
+        summary: 'IP information about any address: location, network, type, class, hostname, security',
+        description: IP_DESCRIPTION,
+        tags: ['ip'],
+        params: Type.Object({ ip: Type.String({ description: `The address: ${IP_PARAMETER_HINT}.` }) }),
+        querystring: FieldsQuery,
+        response,
+      },
+      config: { parameterHints: { ip: IP_PARAMETER_HINT } },
+    },
+    (request, reply) => {
+      const asked = parseIpParameter((request.params as { ip: string }).ip);
+      if (!asked.ok) throw apiErrors.invalidPathParameter('ip', asked.reason);
+      const fields = selectedFields((request.query as { fields?: string }).fields);
+      return answerAbout(asked.ip, asked.mappedFrom, fields, reply);
+    },
+  );
 
-  function answer(ip: string, data: IpData | undefined, reply: FastifyReply): FastifyReply | Promise<FastifyReply> {
+  return answerAbout;
+
+  /** A repeat is answered synchronously: no promise on the hot path. */
+  function answerAbout(
+    ip: string,
+    mappedFrom: string | undefined,
+    fields: readonly string[][] | undefined,
+    reply: FastifyReply,
+  ): FastifyReply | Promise<FastifyReply> {
+    // One snapshot for the whole request: every lookup below reads the same data.
+    const data = snapshotOf(store);
+    if (data instanceof Promise) return data.then((loaded) => answerFrom(ip, loaded, mappedFrom, fields, reply));
+    return answerFrom(ip, data, mappedFrom, fields, reply);
+  }
+
+  function answerFrom(
+    ip: string,
+    data: IpData | undefined,
+    mappedFrom: string | undefined,
+    fields: readonly string[][] | undefined,
+    reply: FastifyReply,
+  ): FastifyReply | Promise<FastifyReply> {
     if (data !== undefined && data.attribution !== '') {
       // Readable by browser scripts: the CORS headers expose it (http/cors.ts).
       reply.header(ATTRIBUTION_HEADER, data.attribution);
     }
     reply.header('cache-control', CALLER_SPECIFIC_CACHE_CONTROL);
     reply.type(JSON_TYPE);
-    const body = bodyFor(ip, data, reply);
-    return typeof body === 'string' ? reply.send(body) : body.then((json) => reply.send(json));
+    const made = answers.complete(ip, data);
+    const send = (done: IpAnswer) => reply.send(bodyOf(done, mappedFrom, fields));
+    return made instanceof Promise ? made.then(send) : send(made);
   }
+}
 
-  function bodyFor(ip: string, data: IpData | undefined, reply: FastifyReply): string | Promise<string> {
-    const cached = answers.get(ip, data);
-    if (cached !== undefined) return cached;
-    const inProgress = making.get(ip);
-    if (inProgress !== undefined && inProgress.data === data) return inProgress.body;
-    const description = describeIp(ip, data);
-    if (description.security.bogon) return remember(ip, data, reply, description);
-    const body = lookupHostname(description.ip)
-      .then((hostname) =>
-        remember(ip, data, reply, hostname === undefined ? description : { ...description, hostname }),
-      )
-      .finally(() => {
-        if (making.get(ip)?.body === body) making.delete(ip);
-      });
-    making.set(ip, { data, body });
-    return body;
-  }
-
-  function remember(ip: string, data: IpData | undefined, reply: FastifyReply, body: object): string {
-    // Serialised by this route's response schema, exactly as a returned object would be.
-    const json = reply.serialize(body) as string;
-    answers.set(ip, data, json);
-    return json;
-  }
+/** The cached JSON as it is, or the answer with `mappedFrom` and only the selected fields. */
+function bodyOf(made: IpAnswer, mappedFrom: string | undefined, fields: readonly string[][] | undefined): string {
+  if (mappedFrom === undefined && fields === undefined) return made.json;
+  const answer: IpInfo = mappedFrom === undefined ? made.answer : { ...made.answer, mappedFrom };
+  // A selection may leave out what the schema requires, so it is not put through the schema's serializer.
+  return fields === undefined ? serializeIpInfo(answer) : JSON.stringify(pickFields(answer, fields));
 }

@@ -127,11 +127,18 @@ export const IpInfoBody = Type.Object(
   {
     ip: Type.String({
       description:
-        "The client's address, as the service sees it (the socket peer, or the forwarded client when the peer is a trusted proxy). For an IPv4 client (including IPv4-mapped IPv6) its IPv4 address. For an IPv6 client its IPv6 address: one connection reveals one address, and the service cannot know the client's IPv4 address.",
+        "The address the answer is about: for /json/{ip} and batch items the address asked about, in its normal form (RFC 5952 for IPv6). For /json the client's address, as the service sees it (the socket peer, or the forwarded client when the peer is a trusted proxy). For an IPv4 client (including IPv4-mapped IPv6) its IPv4 address. For an IPv6 client its IPv6 address: one connection reveals one address, and the service cannot know the client's IPv4 address.",
     }),
     ipv6: Type.Optional(
       Type.String({
-        description: 'Present only when the client connects over IPv6: its IPv6 address (the same as `ip`).',
+        description:
+          'Present only when the address is IPv6 (the client connects over IPv6, or the address asked about is IPv6): that address (the same as `ip`).',
+      }),
+    ),
+    mappedFrom: Type.Optional(
+      Type.String({
+        description:
+          'Present only when the address asked about (`/json/{ip}`, a batch item, `?ip=`) was an IPv4-mapped IPv6 address such as `::ffff:8.8.8.8`: that address as sent. `ip` is then the IPv4 address it maps, and the whole answer is about that IPv4 address (a mapped address is how an IPv6 socket shows an IPv4 peer).',
       }),
     ),
     hostname: Type.Optional(

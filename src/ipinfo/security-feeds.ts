@@ -35,6 +35,8 @@ export interface SecurityFeeds {
   lookup(ip: string, asn?: number): SecurityVerdict;
   /** As lookup, for an address already parsed (and unmapped) once per request. */
   lookupAddress(address: IpAddress, asn?: number): SecurityVerdict;
+  /** Whether the VPN and datacenter ASN lists name the AS (false also when a list is not loaded). */
+  lookupAsn(asn: number): { readonly vpn: boolean; readonly hosting: boolean };
   /**
    * Which families each feed's CIDR list covers. A `false` from a feed means "not listed"; it is
    * only evidence where the feed lists that family at all: the Tor Project's bulk exit list, for
@@ -63,6 +65,7 @@ export function buildSecurityFeeds(data: SecurityFeedData): SecurityFeeds {
   }
   return {
     lookupAddress,
+    lookupAsn: (asn) => ({ vpn: vpnAsns.has(asn), hosting: datacenterAsns.has(asn) }),
     lookup(ip: string, asn?: number): SecurityVerdict {
       const address = parseIp(ip);
       return address === null ? { tor: false, vpn: false, hosting: false } : lookupAddress(unmapIpv4(address), asn);

@@ -33,9 +33,9 @@ export function createFallbackRateLimitStore(options: {
     get lastFailureAt() {
       return lastFailureAt;
     },
-    async consume(counters: readonly CounterRequest[]): Promise<ConsumeResult> {
+    async consume(counters: readonly CounterRequest[], amount = 1): Promise<ConsumeResult> {
       try {
-        const result = await options.primary.consume(counters);
+        const result = await options.primary.consume(counters, amount);
         if (degraded) {
           degraded = false;
           options.onRecovery?.();
@@ -48,7 +48,7 @@ export function createFallbackRateLimitStore(options: {
           lastReport = now();
           options.onOutage(error as Error);
         }
-        return options.fallback.consume(counters);
+        return options.fallback.consume(counters, amount);
       }
     },
     async close() {

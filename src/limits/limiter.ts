@@ -20,10 +20,11 @@ export interface RateLimitDecision {
 
 export interface RateLimiter {
   /**
-   * Counts one request of `subject` (an IP, a /64 or an account) on `tier`, unless a window is
-   * spent. Synchronous when the store is (the in-process one).
+   * Counts one request of `subject` (an IP, a /64 or an account) on `tier`, or `cost` requests at
+   * once (a batch: all of them or none), unless a window would be overdrawn. Synchronous when the
+   * store is (the in-process one).
    */
-  check(tier: Tier, subject: string): MaybePromise<RateLimitDecision>;
+  check(tier: Tier, subject: string, cost?: number): MaybePromise<RateLimitDecision>;
 }
 
 /** One window a request counts in, as the store's counter. */
@@ -90,10 +91,12 @@ export function createRateLimiter(options: {
   const { store, limits } = options;
   const now = options.now ?? Date.now;
   return {
-    check(tier, subject) {
+    check(tier, subject, cost = 1) {
       const windows = rateLimitWindows(limits, tier, subject, now());
-      const result = store.consume(windows);
-      return isPromise(result) ? result.then((settled) => decide(windows, settled)) : decide(windows, result);
+      const result = store.consume(windows, cost);
+      return isPromise(result)
+        ? result.then((settled) => decide(windows, settled, cost))
+        : decide(windows, result, cost);
     },
   };
 }
@@ -101,19 +104,21 @@ export function createRateLimiter(options: {
 function decide(
   [hourly, daily]: [WindowCounter, WindowCounter],
   { allowed, counts }: ConsumeResult,
+  cost: number,
 ): RateLimitDecision {
   // Plain numbers rather than a state object per window: this runs on every request.
   const hourlyLeft = Math.max(0, hourly.limit - (counts[0] ?? 0));
   const dailyLeft = Math.max(0, daily.limit - (counts[1] ?? 0));
   if (!allowed) {
-    // Of the spent windows, the one that resets last (the daily one when both are spent) is the one
-    // the caller must wait for.
-    const binding = dailyLeft === 0 || hourlyLeft !== 0 ? daily : hourly;
+    // Of the windows that could not take the request (a spent one, or for a batch one with fewer
+    // left than its items), the one that resets last, the daily one when both, is the one the
+    // caller must wait for. Nothing was counted, so Remaining is what is still left.
+    const binding = dailyLeft < cost ? daily : hourly;
     const reset = resetSeconds(binding);
     return {
       allowed: false,
       limit: hourly.limit,
-      remaining: 0,
+      remaining: Math.min(hourlyLeft, dailyLeft),
       reset,
       refusedBy: { window: binding.name, limit: binding.limit, reset },
     };

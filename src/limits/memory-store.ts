@@ -36,7 +36,7 @@ export function createMemoryRateLimitStore(now: () => number = Date.now): RateLi
   }
 
   return {
-    consume(requests: readonly CounterRequest[]): ConsumeResult {
+    consume(requests: readonly CounterRequest[], amount = 1): ConsumeResult {
       const time = now();
       sweep(time);
       // Index loops and arrays of their final length: this runs on every request, with two
@@ -48,13 +48,13 @@ export function createMemoryRateLimitStore(now: () => number = Date.now): RateLi
         const request = requests[index] as CounterRequest;
         const counter = windowOf(request, time).counts;
         const count = counter.get(request.subject) ?? 0;
-        if (count >= request.limit) allowed = false;
+        if (count + amount > request.limit) allowed = false;
         counters[index] = counter;
         counts[index] = count;
       }
       if (!allowed) return { allowed, counts };
       for (let index = 0; index < requests.length; index++) {
-        const count = (counts[index] as number) + 1;
+        const count = (counts[index] as number) + amount;
         counters[index]?.set((requests[index] as CounterRequest).subject, count);
         counts[index] = count;
       }

@@ -1,5 +1,6 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { ApiError, apiErrors } from '../http/errors.ts';
+import '../http/route-config.ts';
 import { type Caller, type CallerResolver, publicCaller } from './caller.ts';
 import type { RateLimitDecision, RateLimiter } from './limiter.ts';
 import { isPromise, type MaybePromise } from './maybe-async.ts';
@@ -8,14 +9,6 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the rate-limit hook on limited routes. */
     caller?: Caller;
-  }
-  interface FastifyContextConfig {
-    /**
-     * Counted against the caller's tier limits, with the API key checked. Set for every route
-     * registered under the API prefix (but the excluded scopes); a route elsewhere (the plain-text
-     * paths) sets it itself.
-     */
-    rateLimited?: boolean;
   }
 }
 
@@ -81,9 +74,9 @@ export function registerRateLimiting(
     return undefined;
   }
 
-  function count(request: FastifyRequest, reply: FastifyReply, identified: Identified) {
+  function count(request: FastifyRequest, reply: FastifyReply, identified: Identified, cost = 1) {
     const { caller } = identified;
-    const decision = limiter.check(caller.tier, caller.subject);
+    const decision = limiter.check(caller.tier, caller.subject, cost);
     if (isPromise(decision)) return decision.then((settled) => apply(request, reply, identified, settled));
     return apply(request, reply, identified, decision);
   }
@@ -108,14 +101,81 @@ export function registerRateLimiting(
     else done(outcome);
   }
 
+  /**
+   * A route whose requests count as more than one (a batch): the key is checked as the request
+   * arrives (a rejected key is counted as one and answered 401 there), and the count, all or
+   * nothing, waits for the body (`preValidation`). A request refused before its body is read (415,
+   * 413) or whose body cannot be counted (400) counts as one.
+   */
+  const pendingCount = new WeakMap<FastifyRequest, Identified>();
+  function identifyFirst(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
+    if (request.method === 'OPTIONS') {
+      done();
+      return;
+    }
+    let identified: MaybePromise<Identified>;
+    try {
+      identified = identify(request);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    const hold = (settled: Identified) => {
+      if (settled.keyRejection) {
+        const refusal = count(request, reply, settled);
+        if (isPromise(refusal)) refusal.then((error) => done(error), done);
+        else done(refusal);
+        return;
+      }
+      request.caller = settled.caller;
+      pendingCount.set(request, settled);
+      done();
+    };
+    if (isPromise(identified)) identified.then(hold, done);
+    else hold(identified);
+  }
+  async function countCost(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const identified = pendingCount.get(request);
+    const cost = request.routeOptions.config.rateLimitCost;
+    if (identified === undefined || cost === undefined) return;
+    pendingCount.delete(request);
+    let items: number;
+    try {
+      items = cost(request);
+    } catch (error) {
+      const refusal = await count(request, reply, identified);
+      throw refusal ?? error;
+    }
+    const refusal = await count(request, reply, identified, items);
+    if (refusal) throw refusal;
+  }
+  async function countLeftOver(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const identified = pendingCount.get(request);
+    if (identified === undefined) return;
+    pendingCount.delete(request);
+    // The answer is already decided (a 413 or 415): the count and its headers go with it.
+    const decision = await limiter.check(identified.caller.tier, identified.caller.subject);
+    setRateLimitHeaders(reply, decision);
+  }
+
   app.addHook('onRoute', (route) => {
     const url = route.url ?? route.path;
     const limited =
       route.config?.rateLimited ?? (isUnderPath(url, prefix) && !exclude.some((scope) => isUnderPath(url, scope)));
     if (!limited) return;
     route.config = { ...route.config, rateLimited: true };
-    // Route-level hooks run after the root's (request context, CORS), as this one must.
-    route.onRequest = [...hookList(route.onRequest), limit];
+    // Route-level hooks run after the root's (request context, CORS), as these must, and first
+    // among the route's own: a route that refuses a request early (wrong content type) still counts it.
+    if (route.config.rateLimitCost === undefined) {
+      route.onRequest = [limit as onRequestHookHandler, ...hookList(route.onRequest)];
+      return;
+    }
+    route.onRequest = [identifyFirst as onRequestHookHandler, ...hookList(route.onRequest)];
+    route.preValidation = [countCost, ...hookList(route.preValidation)];
+    route.onSend = [
+      ...hookList(route.onSend),
+      (request, reply, payload) => countLeftOver(request, reply).then(() => payload),
+    ];
   });
   app.addHook('onRequest', (request, reply, done) => {
     if (request.is404) limit(request, reply, done);

@@ -27,9 +27,10 @@ import type { MaybePromise } from './maybe-async.ts';
  */
 export interface RateLimitStore {
   /**
-   * A counter with limit 0 is never incremented: `consume` then just reads its value. The
+   * Adds `amount` (1 by default; a batch adds its items) to every counter, if every counter stays
+   * within its limit; else adds nothing. A counter with limit 0 is never incremented: `consume` then just reads its value. The
    * in-process store answers synchronously; shared stores answer with a promise.
    */
-  consume(counters: readonly CounterRequest[]): MaybePromise<ConsumeResult>;
+  consume(counters: readonly CounterRequest[], amount?: number): MaybePromise<ConsumeResult>;
   close(): Promise<void>;
 }

@@ -9,12 +9,12 @@ import { openSqliteRepository } from './sqlite.ts';
 export async function openRepository(
   location: DatabaseLocation,
   dataDir: string,
-  options: { onError?: (error: Error) => void; waitForServer?: boolean } = {},
+  options: { onError?: (error: Error) => void; onWarning?: (message: string) => void; waitForServer?: boolean } = {},
 ): Promise<AccountRepository> {
   if (location.kind === 'postgres') {
     // Loaded only when configured: the embedded SQLite default does not pay for the PostgreSQL client.
     const { openPostgresRepository } = await import('./postgres.ts');
     return openPostgresRepository(location.url, options);
   }
-  return openSqliteRepository(databaseFile(location, dataDir));
+  return openSqliteRepository(databaseFile(location, dataDir), options);
 }

@@ -1,16 +1,31 @@
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, linkSync, openSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { prepareDirectory } from './data-dir.ts';
 import { MIGRATIONS_TABLE, pendingMigrations } from './migrations.ts';
 import type { AccountRepository, KeyOwner, Plan } from './repository.ts';
 import { API_KEY_COLUMNS, apiKeyValues, type Row, toAccount, toAccountSummary, toKey, toSession } from './rows.ts';
+import {
+  checkIntegrity,
+  corruptDatabaseError,
+  emptyDatabaseError,
+  guardAgainstCorruption,
+  isCorruption,
+} from './sqlite-integrity.ts';
 
 /** How long a connection waits for another process's write lock before giving up. */
 const BUSY_TIMEOUT_MS = 5000;
 const SQLITE_BUSY = 5;
 
+export interface SqliteOpenOptions {
+  /** Told when the integrity check at start is skipped (a large file). */
+  onWarning?: (message: string) => void;
+}
+
 /**
- * Opens (creating if needed) the SQLite database and brings its schema up to date.
+ * Opens (creating if needed) the SQLite database, checks it is whole, and brings its schema up to
+ * date.
  *
  * WAL lets readers run beside the one writer, also across processes (the admin command, several
  * workers). `synchronous = FULL` syncs the WAL on every commit, so a write that returned is on disk
@@ -18,20 +33,54 @@ const SQLITE_BUSY = 5;
  * power cut, and our writes (sign-ups, keys, sessions, a batched last-used flush) are too rare for
  * the difference in speed to matter. The file is created with mode 0600: it holds password hashes
  * and encrypted keys (SQLite gives its -wal and -shm files the same mode).
+ *
+ * A damaged file stops the open with one line saying what to do (see sqlite-integrity.ts): an
+ * empty file, a failed PRAGMA quick_check (skipped above QUICK_CHECK_MAX_BYTES), or a damaged page
+ * met while switching to WAL or migrating.
  */
-export function openSqliteDatabase(file: string): DatabaseSync {
-  mkdirSync(path.dirname(file), { recursive: true });
-  closeSync(openSync(file, 'a', 0o600));
+export function openSqliteDatabase(file: string, options: SqliteOpenOptions = {}): DatabaseSync {
+  prepareDirectory(path.dirname(file), 'the SQLite database directory');
+  createDatabaseFile(file);
   const db = new DatabaseSync(file, { timeout: BUSY_TIMEOUT_MS, enableForeignKeyConstraints: true });
   try {
+    checkIntegrity(db, file, options.onWarning ?? (() => {}));
     switchToWal(db);
     db.exec('PRAGMA synchronous = FULL');
     migrate(db);
   } catch (error) {
     db.close();
-    throw error;
+    throw isCorruption(error) ? corruptDatabaseError(file, (error as Error).message) : error;
   }
   return db;
+}
+
+/**
+ * Creates the database file whole, unless it exists: migrated under a temporary name (mode 0600),
+ * then hard-linked into place, which fails if another process (a second worker) got there first.
+ * So no process ever finds the file without its schema, and a file of 0 bytes can only be one whose
+ * contents were lost: it is refused rather than taken for a new, empty database.
+ */
+function createDatabaseFile(file: string): void {
+  const size = statSync(file, { throwIfNoEntry: false })?.size;
+  if (size === 0) throw emptyDatabaseError(file);
+  if (size !== undefined) return;
+  const temporary = `${file}.new-${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    closeSync(openSync(temporary, 'wx', 0o600));
+    const fresh = new DatabaseSync(temporary, { enableForeignKeyConstraints: true });
+    try {
+      migrate(fresh);
+    } finally {
+      fresh.close();
+    }
+    try {
+      linkSync(temporary, file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  } finally {
+    rmSync(temporary, { force: true });
+  }
 }
 
 /**
@@ -85,9 +134,12 @@ function inWriteTransaction<T>(db: DatabaseSync, work: () => T): T {
   }
 }
 
-/** The repository over SQLite (`node:sqlite`, synchronous underneath, so each call is atomic here). */
-export function openSqliteRepository(file: string): AccountRepository {
-  const db = openSqliteDatabase(file);
+/**
+ * The repository over SQLite (`node:sqlite`, synchronous underneath, so each call is atomic here).
+ * A damaged page met by any call makes it unavailable from then on (see guardAgainstCorruption).
+ */
+export function openSqliteRepository(file: string, options: SqliteOpenOptions = {}): AccountRepository {
+  const db = openSqliteDatabase(file, options);
   const statement = (sql: string) => db.prepare(sql);
   const sql = {
     insertAccount: statement(
@@ -139,7 +191,7 @@ export function openSqliteRepository(file: string): AccountRepository {
   const dataVersion = () => Number((sql.dataVersion.get() as Row).data_version);
   let seenVersion = dataVersion();
 
-  return {
+  return guardAgainstCorruption({
     async createAccount(account) {
       const result = sql.insertAccount.run(
         account.id,
@@ -251,10 +303,10 @@ export function openSqliteRepository(file: string): AccountRepository {
       seenVersion = version;
       return true;
     },
-    // A local file, opened at startup: it does not come and go.
+    // A local file, opened at startup: it does not come and go (a damaged one: see the guard).
     unavailable: () => undefined,
     async close() {
       if (db.isOpen) db.close();
     },
-  };
+  });
 }

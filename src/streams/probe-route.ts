@@ -45,23 +45,28 @@ function probeQuery(query: ProbeQuery): { host: string; family: 4 | 6 | 'any' } 
   return { host: parsed.host, family };
 }
 
-/** Resolves once through the project's resolver; a forbidden address is a 400, other failures are returned. */
+/**
+ * Resolves once through the project's resolver, before any stream: a forbidden address and a name
+ * without an address (NXDOMAIN, or no record of the family) are the caller's 400; a resolver that
+ * failed (timeout, SERVFAIL) is a 502, as /ssl answers them.
+ */
 async function probeTarget(query: { host: string; family: 4 | 6 | 'any' }, deps: ProbeRouteDeps) {
   const target = await resolveTarget(query.host, {
     resolver: deps.resolver,
     policy: deps.policy,
     family: query.family,
   });
-  if (!target.ok && target.reason === 'forbidden') throw apiErrors.invalidParameter('host', target.message);
-  return target;
+  if (target.ok) return target;
+  if (target.reason === 'dns-failure') throw apiErrors.upstream(`${target.message}.`);
+  throw apiErrors.invalidParameter('host', target.message);
 }
 
 /**
  * The shared shape of /ping and /traceroute, in the order the API promises:
  * a bad parameter is a 400 and a spent cap a 429 before anything runs; then the host is resolved once
- * through the project's resolver, and a forbidden address is a 400 too. Only then does the stream
- * open; from there every failure (no address, DNS failure, tool missing or failing, time limit,
- * shutdown) is an `error` event that ends it.
+ * through the project's resolver: a forbidden address or a name without one is a 400 too, a failed
+ * resolver a 502. Only then does the stream open; from there every failure (tool missing or
+ * failing, time limit, shutdown) is an `error` event that ends it.
  */
 export async function handleProbeRequest(
   request: FastifyRequest<{ Querystring: ProbeQuery }>,
@@ -87,12 +92,6 @@ export async function handleProbeRequest(
       return;
     }
     const stream = openEventStream(request, reply);
-    if (!target.ok) {
-      stream.send({ type: 'error', message: target.message.endsWith('.') ? target.message : `${target.message}.` });
-      stream.close();
-      request.log.info({ host: query.host, end: target.reason }, 'stream ended');
-      return;
-    }
     await streamProbe(request, stream, target, deps, tool);
   } finally {
     slot.release();

@@ -1,6 +1,6 @@
 import type { TSchema } from 'typebox';
 import { Type } from 'typebox';
-import { commonErrorResponses, okResponse } from '../http/schemas.ts';
+import { commonErrorResponses, okResponse, upstreamErrorResponse } from '../http/schemas.ts';
 
 /** The OpenAPI side of both streams: what they share, written once. */
 
@@ -13,12 +13,13 @@ should call \`close()\` then, or the browser reconnects and starts a new run.
 
 **Before the stream.** A missing or invalid parameter is a 400 JSON error, and so is a host that resolves to an
 address the service does not probe (private, loopback, link-local, multicast, reserved, metadata; an operator may allow
-them with ALLOW_PRIVATE_TARGETS). Names are resolved once, by the service's resolver (DNS_SERVERS), preferring IPv4
+them with ALLOW_PRIVATE_TARGETS), and a name that does not exist or has no address (of the \`family\` asked). A
+resolver that fails (timeout, SERVFAIL, unreachable) is a 502 JSON error. Names are resolved once, by the service's resolver (DNS_SERVERS), preferring IPv4
 unless \`family\` says otherwise; ${tool} is given the address, never the name. Too many open streams is a 429: at most
 STREAM_MAX_PER_CLIENT per caller (counted like the rate limits) and STREAM_MAX_CONCURRENT in all, ping and traceroute
 together; its \`reset\` is the time by which a stream is over at the latest.
 
-**In the stream.** A name without an address, a DNS failure, ${tool} missing or failing, the time limit (${timeLimit})
+**In the stream.** ${tool} missing or failing, the time limit (${timeLimit})
 and a server shutdown are an \`error\` event, after which the stream ends. When the client disconnects, ${tool} is
 killed at once.`;
 
@@ -42,6 +43,7 @@ export function streamResponses(events: TSchema, description: string) {
   return {
     200: okResponse({ content: { 'text/event-stream': { schema: events } } }, description),
     ...commonErrorResponses,
+    ...upstreamErrorResponse,
     429: {
       ...commonErrorResponses[429],
       description:

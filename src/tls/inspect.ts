@@ -4,6 +4,7 @@ import { sharedWhileInFlight } from '../cache/in-flight.ts';
 import type { Resolver } from '../dns/resolver.ts';
 import { resolveTarget, type TargetPolicy } from '../net/target-policy.ts';
 import { type CertificateFacts, describeCertificate, displayName, isoSeconds } from './certificate.ts';
+import type { TlsTarget } from './target.ts';
 import { judgeChainTrust, loadTrustStore, type TrustStore } from './trust.ts';
 import { daysRemaining, findValidationProblems, type ValidationProblem } from './validation.ts';
 
@@ -17,6 +18,8 @@ export interface ChainEntry {
 
 export interface TlsCheckResult extends CertificateFacts {
   host: string;
+  /** The server name sent in the handshake; null for an IP address (no SNI is sent). */
+  sni: string | null;
   /** The address connected to (resolved once, checked by the target policy). */
   address: string;
   port: number;
@@ -52,6 +55,7 @@ export class TlsCheckError extends Error {
 export interface TlsCheckerOptions {
   resolver: Resolver;
   policy: TargetPolicy;
+  /** The port connected to when the target names none (TLS_CHECK_PORT). */
   port: number;
   /** Bounds the whole check: resolution, connection and handshake. */
   timeoutMs: number;
@@ -61,7 +65,7 @@ export interface TlsCheckerOptions {
 }
 
 export interface TlsChecker {
-  check(host: string): Promise<TlsCheckResult>;
+  check(target: TlsTarget): Promise<TlsCheckResult>;
 }
 
 type Handshake = {
@@ -119,14 +123,21 @@ function handshakeFailure(error: NodeJS.ErrnoException, where: string, secureSta
   return new TlsCheckError('handshake', `${where}: TLS handshake failed (${code || 'error'}: ${opensslReason(error)})`);
 }
 
-function handshake(host: string, address: string, options: TlsCheckerOptions, signal: AbortSignal): Promise<Handshake> {
-  const where = `${host} (${address}) port ${options.port}`;
+function handshake(
+  target: { host: string; sni: string | null; port: number },
+  address: string,
+  options: TlsCheckerOptions,
+  signal: AbortSignal,
+): Promise<Handshake> {
+  const where =
+    target.host === address ? `${address} port ${target.port}` : `${target.host} (${address}) port ${target.port}`;
   return new Promise((resolve, reject) => {
     let connected = false;
     const socket = tls.connect({
       host: address,
-      port: options.port,
-      servername: host,
+      port: target.port,
+      // No SNI for an address: Node would send none for an IP literal anyway, and warns when asked to.
+      ...(target.sni === null ? {} : { servername: target.sni }),
       // The certificate is inspected whatever it is; validity is judged after the handshake.
       rejectUnauthorized: false,
       ...(options.trustedCertificates ? { ca: [...options.trustedCertificates] } : {}),
@@ -211,12 +222,18 @@ export function createTlsChecker(options: TlsCheckerOptions): TlsChecker {
   let store: TrustStore | null = null;
   // Checks of one host at the same moment share one resolution and handshake.
   const inFlight = sharedWhileInFlight<string, TlsCheckResult>();
-  return { check: (host) => inFlight(host, () => checkOnce(host)) };
+  return {
+    check: (target) => {
+      const port = target.port ?? options.port;
+      return inFlight(`${target.host} ${port}`, () => checkOnce({ host: target.host, sni: target.sni, port }));
+    },
+  };
 
-  async function checkOnce(host: string): Promise<TlsCheckResult> {
+  async function checkOnce(target: { host: string; sni: string | null; port: number }): Promise<TlsCheckResult> {
+    const { host } = target;
     const signal = AbortSignal.timeout(options.timeoutMs);
     const address = await resolveHost(host, options, signal);
-    const peer = await handshake(host, address, options, signal);
+    const peer = await handshake(target, address, options, signal);
     const facts = describeCertificate(peer.leaf);
     const time = now();
     const nameError = tls.checkServerIdentity(host, peer.leaf.toLegacyObject());
@@ -235,8 +252,9 @@ export function createTlsChecker(options: TlsCheckerOptions): TlsChecker {
     });
     return {
       host,
+      sni: target.sni,
       address,
-      port: options.port,
+      port: target.port,
       valid: problems.length === 0,
       validation_error: problems[0]?.code ?? null,
       validation_errors: problems,

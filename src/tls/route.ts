@@ -1,10 +1,9 @@
-import { isIP } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { normaliseQueryName } from '../dns/names.ts';
 import { apiErrors } from '../http/errors.ts';
 import { commonErrorResponses, okResponse, upstreamErrorResponse } from '../http/schemas.ts';
 import { TlsCheckError, type TlsChecker } from './inspect.ts';
+import { parseTlsTarget } from './target.ts';
 import { VALIDATION_CODES } from './validation.ts';
 
 const nullableString = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
@@ -14,10 +13,17 @@ const isoDate = (description: string) =>
 export const SslAnswer = Type.Object(
   {
     host: Type.String({
-      description: 'The host checked (IDN as punycode); also the SNI name sent and the name matched.',
+      description:
+        'The host checked: a domain name (IDN as punycode, lower case) or an IP address; the name the certificate is matched against (an address is matched against its IP address SANs).',
+    }),
+    sni: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'The server name sent in the handshake (SNI): the domain name; null when `host` is an IP address, which is connected to without SNI (RFC 6066 allows no address there), so a server hosting several names answers with its default certificate.',
     }),
     address: Type.String({ description: 'The IP address connected to.' }),
-    port: Type.Integer(),
+    port: Type.Integer({
+      description: 'The port connected to: the one in `host` (`host:port`, a URL), else 443 (TLS_CHECK_PORT).',
+    }),
     valid: Type.Boolean({
       description:
         "true only when the chain verifies against the trust store (Node's bundled Mozilla roots, plus NODE_EXTRA_CA_CERTS), the certificate names the host, and now is within its validity period.",
@@ -81,31 +87,16 @@ export const SslAnswer = Type.Object(
 
 const DESCRIPTION = `Connects to the host on port 443 (TLS_CHECK_PORT) with SNI and reports the certificate it serves.
 
+\`host\` takes what people paste: a domain name, \`name:port\`, an https:// URL (\`https://example.com:8443/x\`
+checks example.com on port 8443; path, query and fragment are ignored), or an IP address (IPv6 bare or as
+\`[addr]:port\`), which is connected to without SNI (\`sni: null\`) and matched against the certificate's IP
+address SANs. Digits are 0-9: fullwidth, circled and other non-ASCII digits are refused, never read as an address.
+
 The host is resolved once through the service's resolver and the connection goes to that address (IPv4 when
 the name has both); private, loopback, link-local, multicast, reserved and metadata addresses are refused
 with 400 unless ALLOW_PRIVATE_TARGETS is set. An invalid certificate is still reported in full, with
 \`valid: false\` and the reasons. TLS_TIMEOUT_MS bounds the whole check; connection refused, timeouts, a
 server that does not speak TLS and failed handshakes are 502 with a message saying which.`;
-
-function hostName(input: string): string {
-  const text = input.trim();
-  if (isIP(text) !== 0 || (text.includes(':') && !text.includes('.'))) {
-    throw apiErrors.invalidParameter(
-      'host',
-      'must be a domain name, not an IP address (the certificate is matched against the name)',
-    );
-  }
-  const name = normaliseQueryName(text);
-  if (!name.ok || name.name === '.') {
-    throw apiErrors.invalidParameter(
-      'host',
-      `must be a domain name (${name.ok ? 'the root is not a host' : name.reason})`,
-    );
-  }
-  if (name.name.includes('_'))
-    throw apiErrors.invalidParameter('host', 'must be a domain name (a host name cannot contain "_")');
-  return name.name;
-}
 
 export function registerSslRoute(app: FastifyInstance, checker: TlsChecker): void {
   app.get<{ Querystring: { host: string } }>(
@@ -116,7 +107,11 @@ export function registerSslRoute(app: FastifyInstance, checker: TlsChecker): voi
         description: DESCRIPTION,
         tags: ['tls'],
         querystring: Type.Object({
-          host: Type.String({ description: 'A domain name (IDN allowed).', examples: ['example.com'] }),
+          host: Type.String({
+            description:
+              'A domain name (IDN allowed) or an IP address, optionally with a port (`example.com:8443`, `[2001:db8::1]:443`), or an https:// URL.',
+            examples: ['example.com', 'https://example.com:8443/path', '192.0.2.1'],
+          }),
         }),
         response: {
           200: okResponse(SslAnswer, 'The certificate and its validity.'),
@@ -126,11 +121,14 @@ export function registerSslRoute(app: FastifyInstance, checker: TlsChecker): voi
       },
     },
     async (request) => {
-      const host = hostName(request.query.host);
+      const parsed = parseTlsTarget(request.query.host);
+      if (!parsed.ok) throw apiErrors.invalidParameter('host', parsed.reason);
+      const { host } = parsed.target;
       try {
-        return await checker.check(host);
+        return await checker.check(parsed.target);
       } catch (error) {
         if (!(error instanceof TlsCheckError)) throw error;
+        // A name without an address is the caller's mistake; a resolver that failed is ours (README).
         if (error.kind === 'forbidden' || error.kind === 'no-address')
           throw apiErrors.invalidParameter('host', error.message);
         throw apiErrors.upstream(`TLS check of ${host} failed: ${error.message}.`);

@@ -47,7 +47,7 @@ function credentialsForm(kind: 'login' | 'signup'): string {
 <input id="${id('email')}" name="email" type="email" autocomplete="${login ? 'username' : 'email'}" required maxlength="254">
 <label for="${id('password')}">Password</label>
 <input id="${id('password')}" name="password" type="password" autocomplete="${login ? 'current-password' : 'new-password'}" required${login ? '' : ` minlength="10" maxlength="128" aria-describedby="${id('hint')}"`}>
-${login ? '' : `<p class="hint" id="${id('hint')}">10 to 128 characters. A passphrase of a few words works well.</p>`}
+${login ? '' : `<p class="hint" id="${id('hint')}">10 to 128 characters, not a common password and not your email. A passphrase of a few words works well.</p>`}
 <p class="form-error" id="${id('error')}" role="alert"></p>
 <button type="submit">${login ? 'Log in' : 'Create account'}</button>
 </form>

@@ -44,7 +44,8 @@ function loadAssets(): Map<string, Asset> {
   return assets;
 }
 
-function pageHeaders(reply: FastifyReply): FastifyReply {
+/** The dashboard's page headers (CSP, no framing, no-store), also used by the front page. */
+export function pageHeaders(reply: FastifyReply): FastifyReply {
   return reply
     .type('text/html; charset=utf-8')
     .header('cache-control', 'no-store')
@@ -55,7 +56,7 @@ function pageHeaders(reply: FastifyReply): FastifyReply {
 }
 
 /** `/dashboard`: server-rendered pages over the account services, plus their two static files. */
-export function registerDashboard(app: FastifyInstance, accounts: Accounts): void {
+export function registerDashboard(app: FastifyInstance, accounts: Accounts): AssetUrls {
   const assets = loadAssets();
   const assetUrl = (name: string) => `${DASHBOARD_PATH}/assets/${name}?v=${assets.get(name)?.version ?? ''}`;
   const urls: AssetUrls = { css: assetUrl('dashboard.css'), js: assetUrl('dashboard.js') };
@@ -87,4 +88,5 @@ export function registerDashboard(app: FastifyInstance, accounts: Accounts): voi
     if (request.headers['if-none-match'] === etag) return reply.code(304).send();
     return reply.send(asset.body);
   });
+  return urls;
 }

@@ -2,7 +2,7 @@ import type { WhoisHop } from './chain.ts';
 import { parseDomainWhois } from './parse-domain.ts';
 import { parseIpWhois } from './parse-ip.ts';
 import { domainRecord, fillGaps, hasDomainData, ipRecord, type WhoisRecord } from './record.ts';
-import type { WhoisTarget } from './target.ts';
+import type { WhoisChainTarget } from './target.ts';
 import type { ParsedDomainWhois } from './types.ts';
 
 /** What the chain's answers say about the target, if anything. */
@@ -69,6 +69,6 @@ function readIp(hops: WhoisHop[]): WhoisReading {
 }
 
 /** Reads the chain's answers into the response's `parsed`; found: false sends the lookup to RDAP. */
-export function readWhoisAnswers(target: WhoisTarget, hops: WhoisHop[]): WhoisReading {
+export function readWhoisAnswers(target: WhoisChainTarget, hops: WhoisHop[]): WhoisReading {
   return target.kind === 'domain' ? readDomain(target.name, hops) : readIp(hops);
 }

@@ -4,7 +4,7 @@ import { exchangeWhois, WhoisExchangeError } from './exchange.ts';
 import { whoisQueryFor } from './query-form.ts';
 import { findReferral, referralScheme } from './referral.ts';
 import { formatWhoisServer, parseWhoisServer, type WhoisServerAddress } from './server-address.ts';
-import type { WhoisTarget } from './target.ts';
+import type { WhoisChainTarget } from './target.ts';
 
 /** Referrals followed at most after the first server: IANA -> registry -> registrar needs two. */
 export const MAX_REFERRALS = 3;
@@ -72,7 +72,7 @@ async function resolveServer(
 
 async function askServer(
   server: WhoisServerAddress,
-  target: WhoisTarget,
+  target: WhoisChainTarget,
   options: WhoisChainOptions,
   checked: boolean,
 ): Promise<WhoisHop> {
@@ -123,7 +123,7 @@ async function askServer(
  * MAX_REFERRALS referrals, never the same server twice (a registrar naming itself, or two servers
  * naming each other, ends the chain). A server that fails ends the chain too; the hops say how.
  */
-export async function followWhoisReferrals(target: WhoisTarget, options: WhoisChainOptions): Promise<WhoisHop[]> {
+export async function followWhoisReferrals(target: WhoisChainTarget, options: WhoisChainOptions): Promise<WhoisHop[]> {
   const hops: WhoisHop[] = [];
   const asked = new Set<string>();
   let server: WhoisServerAddress = options.firstServer;

@@ -1,4 +1,4 @@
-import type { WhoisTarget } from './target.ts';
+import type { WhoisChainTarget } from './target.ts';
 
 /**
  * The line sent to a server. Most take the bare name or address; a few answer usefully only to
@@ -9,7 +9,7 @@ import type { WhoisTarget } from './target.ts';
  *   their ACE (punycode) form ('ace'), the form this service queries and reports.
  * - JPRS and JPNIC: a `/e` suffix asks for English labels instead of Japanese.
  */
-export function whoisQueryFor(serverHost: string, target: WhoisTarget): string {
+export function whoisQueryFor(serverHost: string, target: WhoisChainTarget): string {
   const host = serverHost.toLowerCase();
   if (target.kind === 'ip') {
     if (host === 'whois.arin.net') return `n + ${target.address}`;

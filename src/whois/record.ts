@@ -1,4 +1,4 @@
-import type { ParsedDomainWhois, ParsedIpWhois } from './types.ts';
+import type { ParsedAutnum, ParsedDomainWhois, ParsedIpWhois } from './types.ts';
 
 /**
  * The `parsed` object of a /whois response. Domain targets fill the spec's fields; IP targets fill
@@ -8,7 +8,8 @@ import type { ParsedDomainWhois, ParsedIpWhois } from './types.ts';
 export type WhoisRecord = Omit<ParsedDomainWhois, 'registered'> & {
   /** true: a record was found; false: the registry says the name is not registered; null: neither (IP targets, unreadable answers). */
   registered: boolean | null;
-} & Partial<ParsedIpWhois>;
+} & Partial<ParsedIpWhois> &
+  Partial<Pick<ParsedAutnum, 'asn_range'>>;
 
 export function emptyDomainRecord(registered: boolean | null): WhoisRecord {
   return {
@@ -37,6 +38,33 @@ export function ipRecord(parsed: ParsedIpWhois | null): WhoisRecord {
     range: parsed?.range ?? null,
     country: parsed?.country ?? null,
     registry: parsed?.registry ?? null,
+  };
+}
+
+/**
+ * An AS number's record: the network fields that fit an AS (its name, holder, country, registry)
+ * and `asn_range`; an AS has no prefixes or address range, so `cidr` and `range` are left out.
+ * `registered` is true for a record found; `asnRecord(null)` is the registry's "no such AS number"
+ * (RDAP 404), with `registered` false.
+ */
+export function asnRecord(parsed: ParsedAutnum | null): WhoisRecord {
+  if (parsed === null) {
+    return {
+      ...emptyDomainRecord(false),
+      network_name: null,
+      organisation: null,
+      country: null,
+      registry: null,
+      asn_range: null,
+    };
+  }
+  return {
+    ...emptyDomainRecord(true),
+    network_name: parsed.network_name,
+    organisation: parsed.organisation,
+    country: parsed.country,
+    registry: parsed.registry,
+    asn_range: parsed.asn_range,
   };
 }
 

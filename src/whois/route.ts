@@ -31,22 +31,26 @@ const WhoisParsed = Type.Object(
     ),
     registered: Type.Union([Type.Boolean(), Type.Null()], {
       description:
-        'true: the registry has a record of the domain. false: the registry says it is not registered (a recognised "not found" / "available" answer, or RDAP 404). null: neither can be told (IP targets; answers with no record in them).',
+        'true: the registry has a record of the domain (or of the AS number). false: the registry says it is not registered (a recognised "not found" / "available" answer, or RDAP 404). null: neither can be told (IP and network targets; answers with no record in them).',
     }),
-    network_name: Type.Optional(nullableString('IP targets only: NetName (ARIN) or netname (RIPE, APNIC, AFRINIC).')),
+    network_name: Type.Optional(
+      nullableString(
+        'IP, network and AS targets: NetName (ARIN) or netname (RIPE, APNIC, AFRINIC); for an AS number, its AS name (RDAP `name`, e.g. `GOOGLE`).',
+      ),
+    ),
     organisation: Type.Optional(
       nullableString(
-        'IP targets only: the holder (OrgName, org-name, owner; else the first descr line; RDAP: the registrant).',
+        'IP, network and AS targets: the holder (OrgName, org-name, owner; else the first descr line; RDAP: the registrant).',
       ),
     ),
     cidr: Type.Optional(
       Type.Array(Type.String(), {
         description:
-          'IP targets only: the block as prefixes; a range that is not one prefix is covered exactly by several.',
+          'IP and network targets: the block as prefixes; a range that is not one prefix is covered exactly by several.',
       }),
     ),
-    range: Type.Optional(nullableString("IP targets only: 'first - last' address of the block.")),
-    country: Type.Optional(nullableString('IP targets only: ISO 3166 alpha-2 code, upper case.')),
+    range: Type.Optional(nullableString("IP and network targets: 'first - last' address of the block.")),
+    country: Type.Optional(nullableString('IP, network and AS targets: ISO 3166 alpha-2 code, upper case.')),
     registry: Type.Optional(
       Type.Union(
         [
@@ -57,7 +61,12 @@ const WhoisParsed = Type.Object(
           Type.Literal('lacnic'),
           Type.Null(),
         ],
-        { description: 'IP targets only: the regional registry whose database answered.' },
+        { description: 'IP, network and AS targets: the regional registry whose database answered.' },
+      ),
+    ),
+    asn_range: Type.Optional(
+      nullableString(
+        "AS targets only: the registered block holding the number, 'AS<first> - AS<last>' (`AS15169 - AS15169` for a single AS).",
       ),
     ),
   },
@@ -85,8 +94,17 @@ const ServerStep = Type.Object(
 
 export const WhoisAnswer = Type.Object(
   {
-    target: Type.String({ description: 'The target as queried: punycode domain, or the normalised address.' }),
-    target_type: Type.Union([Type.Literal('domain'), Type.Literal('ip')]),
+    target: Type.String({
+      description:
+        'The target as queried: punycode domain, the normalised address, the network as `address/length`, or `AS<number>`.',
+    }),
+    target_type: Type.Union(
+      [Type.Literal('domain'), Type.Literal('ip'), Type.Literal('network'), Type.Literal('asn')],
+      {
+        description:
+          '`domain`, `ip`, `network` (a prefix such as `8.8.8.0/24`) or `asn` (an AS number such as `AS15169`).',
+      },
+    ),
     raw: Type.String({
       description:
         "The most specific server's answer about the target, unprocessed (WHOIS text; for `source: rdap`, the RDAP JSON document as received).",
@@ -126,7 +144,15 @@ error is in \`servers\`.
 its answer holds no record), the RDAP servers named by IANA's bootstrap registry are asked over HTTPS and
 \`source\` is \`rdap\`.
 
-**Errors.** 400: the target is not a domain name or IP address, or the only way on was a referral to a
+**Targets.** What people paste is accepted: a URL gives its host (\`https://Example.com/path\` is example.com), a
+trailing dot and upper case are dropped. \`AS15169\` (any case) is an AS number, looked up over RDAP only (the autnum
+object, from the server IANA's asn.json names): \`source\` is \`rdap\` and \`parsed\` fills \`network_name\` (the AS name),
+\`organisation\`, \`country\`, \`registry\` and \`asn_range\`, with \`registered\` false when the registry has no such
+number. A prefix (\`8.8.8.0/24\`, \`2001:db8::/32\`) is a network: WHOIS is asked about its first address (registries
+answer with the most specific block holding it, which may be smaller than the prefix), and the RDAP fallback asks
+\`ip/<prefix>\`. A prefix with bits set past its length (\`8.8.8.8/24\`) is a 400 naming the network meant.
+
+**Errors.** 400: the target is not a domain name, IP address, network or AS number, or the only way on was a referral to a
 forbidden address. 502: no server gave an answer about the target and at least one failed; the message names
 each server, its address and what went wrong (refused, timed out, reset, too large, HTTP status). A domain the
 registry does not know is not an error: \`parsed.registered\` is false.
@@ -141,13 +167,14 @@ export function registerWhoisRoute(app: FastifyInstance, whois: WhoisService): v
     '/api/v1/whois',
     {
       schema: {
-        summary: 'WHOIS data for a domain or an IP address',
+        summary: 'WHOIS data for a domain, an IP address or network, or an AS number',
         description: DESCRIPTION,
         tags: ['whois'],
         querystring: Type.Object({
           target: Type.String({
-            description: 'A domain name (IDN allowed, converted to punycode) or an IPv4/IPv6 address.',
-            examples: ['example.com', '192.0.2.1'],
+            description:
+              'A domain name (IDN allowed, converted to punycode; a pasted URL gives its host), an IPv4/IPv6 address, a network (`198.51.100.0/24`) or an AS number (`AS64496`).',
+            examples: ['example.com', '192.0.2.1', '198.51.100.0/24', 'AS64496'],
           }),
         }),
         response: {

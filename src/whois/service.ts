@@ -10,12 +10,12 @@ import { lookupRdap, type RdapClientOptions } from './rdap/client.ts';
 import { emptyDomainRecord, ipRecord, type WhoisRecord } from './record.ts';
 import { WHOIS_PORT } from './server-address.ts';
 import { describeFailedStep, stepFromHop, stepFromRdap, type WhoisServerStep } from './steps.ts';
-import { targetText, type WhoisTarget } from './target.ts';
+import { targetText, type WhoisChainTarget, type WhoisTarget } from './target.ts';
 
 /** A finished lookup: what the response carries besides `cached`, and what the cache keeps. */
 export interface WhoisResult {
   target: string;
-  target_type: 'domain' | 'ip';
+  target_type: WhoisTarget['kind'];
   source: 'whois' | 'rdap';
   raw: string;
   parsed: WhoisRecord;
@@ -61,8 +61,17 @@ function isoSeconds(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-function emptyRecord(target: WhoisTarget): WhoisRecord {
+function emptyRecord(target: WhoisChainTarget): WhoisRecord {
   return target.kind === 'domain' ? emptyDomainRecord(null) : ipRecord(null);
+}
+
+/**
+ * What the port-43 chain is asked: a network as its first address (registries answer with the
+ * most specific block holding it); an AS number not at all, RDAP's autnum answers it.
+ */
+function chainTargetOf(target: WhoisTarget): WhoisChainTarget | null {
+  if (target.kind === 'network') return { kind: 'ip', address: target.address };
+  return target.kind === 'asn' ? null : target;
 }
 
 export function createWhoisService(options: WhoisServiceOptions): WhoisService {
@@ -86,15 +95,18 @@ export function createWhoisService(options: WhoisServiceOptions): WhoisService {
       incomplete: servers.some((step) => step.error !== null) || hops.some((hop) => hop.endedByReset),
     });
 
-    const hops = await followWhoisReferrals(target, {
-      resolver: options.resolver,
-      policy: options.policy,
-      firstServer: settings.whoisServer,
-      referralPort: options.referralPort ?? WHOIS_PORT,
-      timeoutMs: settings.whoisTimeoutMs,
-    });
+    const chainTarget = chainTargetOf(target);
+    const hops = chainTarget
+      ? await followWhoisReferrals(chainTarget, {
+          resolver: options.resolver,
+          policy: options.policy,
+          firstServer: settings.whoisServer,
+          referralPort: options.referralPort ?? WHOIS_PORT,
+          timeoutMs: settings.whoisTimeoutMs,
+        })
+      : [];
     const steps = hops.map(stepFromHop);
-    const reading = readWhoisAnswers(target, hops);
+    const reading = chainTarget ? readWhoisAnswers(chainTarget, hops) : { found: false as const };
     if (reading.found) return result('whois', hops[reading.hop]?.raw ?? '', reading.record, steps);
 
     // No WHOIS answer about the target (the TLD has no WHOIS server, a server failed, or its answer
@@ -111,6 +123,17 @@ export function createWhoisService(options: WhoisServiceOptions): WhoisService {
         `WHOIS lookup of ${targetText(target)} stopped at the referral to ${refusedHop.server}: ${refusedHop.failure?.message}.`,
       );
     }
+    if (chainTarget === null) {
+      // An AS number has no WHOIS chain to fall back on: RDAP's failure is the lookup's.
+      const why =
+        rdap.kind === 'unavailable'
+          ? rdap.reason
+          : steps
+              .filter((step) => step.error !== null)
+              .map(describeFailedStep)
+              .join('; ');
+      throw new WhoisLookupError('upstream', `RDAP lookup of ${targetText(target)} failed: ${why}.`);
+    }
     const failed = steps.filter((step) => step.error !== null);
     if (failed.length > 0) {
       const rdapNote = rdap.kind === 'unavailable' ? `; no RDAP fallback: ${rdap.reason}` : '';
@@ -122,7 +145,7 @@ export function createWhoisService(options: WhoisServiceOptions): WhoisService {
     // Every server answered, none about the target, and no RDAP server exists: the last answer is
     // what there is (for example IANA's record of a TLD that runs no WHOIS server).
     const last = hops.findLast((hop) => hop.raw !== null);
-    return result('whois', last?.raw ?? '', emptyRecord(target), steps);
+    return result('whois', last?.raw ?? '', emptyRecord(chainTarget), steps);
   }
 
   async function lookupAndCache(key: string, target: WhoisTarget): Promise<WhoisResult> {

@@ -17,6 +17,17 @@ export interface ParsedDomainWhois {
   registered: boolean;
 }
 
+/** What an RDAP autnum object says about an AS number (or the block of AS numbers holding it). */
+export interface ParsedAutnum {
+  /** The AS name (`GOOGLE`). */
+  network_name: string | null;
+  organisation: string | null;
+  country: string | null;
+  registry: ParsedIpWhois['registry'];
+  /** 'AS<first> - AS<last>' of the registered block: one number gives 'AS15169 - AS15169'. */
+  asn_range: string | null;
+}
+
 /** What a port-43 reply from a regional internet registry says about an address block. */
 export interface ParsedIpWhois {
   /** NetName (ARIN) or netname (RPSL registries). */

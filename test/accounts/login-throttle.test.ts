@@ -75,12 +75,16 @@ test('sign-ups: 10 per client per hour', async () => {
   await close();
 });
 
-test('sign-up validation: email shape, password length, duplicate email (409); no mass assignment', async () => {
+test('sign-up validation: email shape, password rules, duplicate email (409); no mass assignment', async () => {
   const { app, close } = await buildAccountsApp();
   const cases: [unknown, number, RegExp][] = [
     [{ email: 'not-an-email', password: PASSWORD }, 400, /Invalid field 'email'/],
     [{ email: 'ann@example.com', password: 'short' }, 400, /Invalid field 'password': must be 10 to 128/],
     [{ email: 'ann@example.com', password: 'x'.repeat(129) }, 400, /must be 10 to 128/],
+    [{ email: 'ann@example.com', password: 'password1234' }, 400, /'password': is one of the most common passwords/],
+    [{ email: 'ann@example.com', password: '1111111111' }, 400, /'password': must not be one character repeated/],
+    [{ email: 'ann@example.com', password: '\0'.repeat(10) }, 400, /'password': must not contain control characters/],
+    [{ email: 'Ann@Example.com', password: 'ann@example.com' }, 400, /'password': must not contain your email/],
     [{ email: 'ann@example.com' }, 400, /Missing required field 'password'/],
     [{ email: 42, password: PASSWORD }, 400, /Invalid field 'email'/],
     [[], 400, /JSON object/],

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { normaliseEmail } from '../../src/accounts/email.ts';
 import {
@@ -6,6 +7,7 @@ import {
   createDecoyVerifier,
   hashPassword,
   needsRehash,
+  PASSWORD_MIN_LENGTH,
   passwordProblem,
   verifyPassword,
 } from '../../src/accounts/passwords.ts';
@@ -41,12 +43,66 @@ test('passwords are NFKC-normalised: the same password typed differently matches
   assert.equal(await verifyPassword(decomposed, await hashPassword(composed)), true);
 });
 
+const EMAIL = 'ann.lee@example.com';
+
 test('password length: 10 to 128 characters, counted in code points', () => {
-  assert.equal(passwordProblem('123456789'), 'must be 10 to 128 characters long');
-  assert.equal(passwordProblem('1234567890'), null);
-  assert.equal(passwordProblem('x'.repeat(128)), null);
-  assert.equal(passwordProblem('x'.repeat(129)), 'must be 10 to 128 characters long');
-  assert.equal(passwordProblem('🔑'.repeat(10)), null, '10 emoji are 10 characters, 20 UTF-16 units');
+  assert.equal(passwordProblem('tr0ub4dor', EMAIL), 'must be 10 to 128 characters long');
+  assert.equal(passwordProblem('tr0ub4dor&', EMAIL), null);
+  assert.equal(passwordProblem('xy'.repeat(64), EMAIL), null);
+  assert.equal(passwordProblem(`${'xy'.repeat(64)}z`, EMAIL), 'must be 10 to 128 characters long');
+  assert.equal(passwordProblem('🔑🚪'.repeat(5), EMAIL), null, '10 emoji are 10 characters, 20 UTF-16 units');
+});
+
+// NIST SP 800-63B 5.1.1.2. Each case was accepted before, when length was the only rule.
+test('passwords attackers try first are refused, saying why', () => {
+  const cases: [password: string, email: string, problem: RegExp, why: string][] = [
+    ['1111111111', EMAIL, /^must not be one character repeated$/, 'one digit repeated'],
+    [' '.repeat(10), EMAIL, /^must not be one character repeated$/, 'ten spaces'],
+    ['🔑'.repeat(10), EMAIL, /^must not be one character repeated$/, 'repeated, counted in code points'],
+    ['\0'.repeat(10), EMAIL, /^must not contain control characters/, 'ten NUL characters'],
+    ['correct horse\0battery', EMAIL, /control characters/, 'one NUL inside'],
+    ['correct\thorse battery', EMAIL, /control characters/, 'a tab'],
+    ['correct horse\nbattery', EMAIL, /control characters/, 'a line break'],
+    ['correct horse\u0085battery', EMAIL, /control characters/, 'a C1 control (NEL)'],
+    ['password1234', EMAIL, /^is one of the most common passwords/, 'on the list'],
+    ['PassWord1234', EMAIL, /most common passwords/, 'the list is compared without case'],
+    ['ｐａｓｓｗｏｒｄ１２３４', EMAIL, /most common passwords/, 'fullwidth letters are the same after NFKC'],
+    ['qwertyuiop', EMAIL, /most common passwords/, 'a keyboard row'],
+    [EMAIL, EMAIL, /^must not contain your email address or the name before its @$/, 'the email itself'],
+    ['ANN.LEE@EXAMPLE.COM', EMAIL, /your email address/, 'the email, in capitals'],
+    ['ann.lee-2026-spring', EMAIL, /your email address/, 'contains the name before the @'],
+    ['Spring-Ann.Lee!', EMAIL, /your email address/, 'contains the name, in other case'],
+    ['bo@example.org', 'bo@example.org', /your email address/, 'a short name: the whole email is still refused'],
+  ];
+  for (const [password, email, problem, why] of cases) {
+    assert.match(String(passwordProblem(password, email)), problem, why);
+  }
+});
+
+test('what the rules leave alone', () => {
+  const accepted: [password: string, email: string, why: string][] = [
+    ['correct horse battery staple', EMAIL, 'a passphrase'],
+    ['planning a bobsleigh trip', 'bob@example.com', 'a name under 4 characters is not looked for inside'],
+    ['anna-banana-split', 'ann@example.com', 'nor is one of 3 that the password merely contains'],
+    ['password1234!?', EMAIL, 'only exact entries of the common list'],
+    ['aaaaaaaaab', EMAIL, 'not all one character'],
+    ['zero\u200bwidth space', EMAIL, 'format characters (Cf) are not control characters'],
+    ['mot de passe où l’on écrit', EMAIL, 'any Unicode letters and spaces'],
+  ];
+  for (const [password, email, why] of accepted) assert.equal(passwordProblem(password, email), null, why);
+});
+
+test('the common-password list holds only entries the length rule lets through, lower case, once each', () => {
+  const lines = readFileSync(new URL('../../src/accounts/common-passwords.txt', import.meta.url), 'utf8')
+    .split('\n')
+    .filter((line) => line !== '');
+  assert.ok(lines.length > 1500, `${lines.length} entries`);
+  assert.equal(new Set(lines).size, lines.length);
+  for (const line of lines) {
+    assert.equal(line, line.normalize('NFKC').toLowerCase(), line);
+    assert.ok([...line].length >= PASSWORD_MIN_LENGTH, line);
+    assert.match(String(passwordProblem(line, EMAIL)), /most common passwords|one character repeated/, line);
+  }
 });
 
 test('the decoy verifier takes as long as a real verification', async () => {

@@ -155,7 +155,10 @@ describe('GET /api/v1/blacklist', () => {
     assert.match(byName.hijacked.error, /outside 127\.0\.0\.0\/8/);
     assert.equal(byName.listed.listed, true);
     assert.equal(byName.refusing.listed, false);
-    assert.deepEqual([body.ip, body.total, body.listed, body.errors, body.clean], ['127.0.0.2', 8, 2, 5, false]);
+    assert.deepEqual(
+      [body.ip, body.total, body.listed, body.errors, body.complete, body.clean],
+      ['127.0.0.2', 8, 2, 5, false, false],
+    );
   });
 
   it('never shows a key-bearing zone with its key, in results or in errors', async () => {
@@ -194,6 +197,35 @@ describe('GET /api/v1/blacklist', () => {
       assert.ok(elapsed < 1000, `took ${elapsed} ms`);
     } finally {
       await parallel.close();
+    }
+  });
+
+  it('regression (issue 18): is never clean while a list timed out, and says the report is incomplete', async () => {
+    const oneSilent = await buildTestApp({
+      DNS_SERVERS: formatServer(dns.server),
+      DNSBL_TIMEOUT_MS: '200',
+      // Two lists answer NXDOMAIN (not listed), one never answers.
+      DNSBL_ZONES: 'clean=clean.test,other=other-clean.test,slow=slow.test',
+    });
+    try {
+      const body = (await oneSilent.inject({ url: '/api/v1/blacklist?ip=192.0.2.70' })).json();
+      assert.deepEqual(
+        body.results.map((result: { status: string }) => result.status),
+        ['not_listed', 'not_listed', 'error'],
+      );
+      assert.deepEqual([body.listed, body.errors, body.complete, body.clean], [0, 1, false, false]);
+    } finally {
+      await oneSilent.close();
+    }
+    const allAnswer = await buildTestApp({
+      DNS_SERVERS: formatServer(dns.server),
+      DNSBL_ZONES: 'clean=clean.test,other=other-clean.test',
+    });
+    try {
+      const body = (await allAnswer.inject({ url: '/api/v1/blacklist?ip=192.0.2.71' })).json();
+      assert.deepEqual([body.listed, body.errors, body.complete, body.clean], [0, 0, true, true]);
+    } finally {
+      await allAnswer.close();
     }
   });
 

@@ -18,6 +18,11 @@ describe('normaliseQueryName', () => {
     ['an IPv4 address as a dotted quad', '192.0.2.1', '192.0.2.1'],
     ['digits inside a name', '1.2.3.4.in-addr.arpa', '1.2.3.4.in-addr.arpa'],
     ['a last label that only starts like hex', 'ab.0xg', 'ab.0xg'],
+    [
+      'fullwidth letters and an ideographic full stop (IDNA maps them; no digit involved)',
+      'ｅｘａｍｐｌｅ。com',
+      'example.com',
+    ],
   ];
   for (const [label, input, expected] of accepted) {
     it(`accepts ${label}`, () => {
@@ -49,6 +54,14 @@ describe('normaliseQueryName', () => {
     ['three numbers', '1.1.1', /ends in a number/],
     ['an all-numeric single label', '123', /ends in a number/],
     ['a name ending in a numeric label', 'host.123', /ends in a number/],
+    // Regression (issue 18): IDNA maps these to ASCII digits, and 127.0.0.2 came out of /ssl's host.
+    ['fullwidth digits (an address to IDNA)', '１２７.０.０.２', /non-ASCII numeric character "１" \(U\+FF11\)/],
+    ['one fullwidth digit in an address', '127.0.0.２', /non-ASCII numeric character "２"/],
+    ['circled digits', '①②⑦.0.0.1', /non-ASCII numeric character "①" \(U\+2460\)/],
+    ['mathematical bold digits', '𝟏27.0.0.1', /non-ASCII numeric character "𝟏" \(U\+1D7CF\)/],
+    ['superscript digits', 'host².example', /non-ASCII numeric character "²"/],
+    ['Arabic-Indic digits', '١٢٧.0.0.1', /non-ASCII numeric character "١"/],
+    ['a fullwidth digit inside a name', 'ex１.com', /non-ASCII numeric character "１"/],
   ];
   for (const [label, input, reason] of rejected) {
     it(`rejects ${label}`, () => {

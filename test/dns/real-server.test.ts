@@ -201,6 +201,9 @@ describe('/api/v1/dns and /api/v1/blacklist against the real DNS server, compare
     );
     assert.match(listed.results[0].reason, /Listed for testing/);
     const clean = (await app.inject({ url: '/api/v1/blacklist?ip=127.0.0.1' })).json();
-    assert.deepEqual([clean.listed, clean.clean, clean.errors, clean.results[0].status], [0, true, 0, 'not_listed']);
+    assert.deepEqual(
+      [clean.listed, clean.clean, clean.complete, clean.errors, clean.results[0].status],
+      [0, true, true, 0, 'not_listed'],
+    );
   });
 });

@@ -186,6 +186,22 @@ describe('resolver', () => {
       assert.deepEqual(await resolver.resolveAddresses('missing.example.test'), []);
     });
 
+    it('throws when one family failed and the other found nothing: not known to have no address (issue 18)', async () => {
+      const half = await startFakeDnsServer((question) =>
+        question.type === 'A' ? { rcode: 'SERVFAIL' } : { rcode: 'NOERROR', answers: [] },
+      );
+      try {
+        const resolver = createResolver({ servers: [half.server], timeoutMs: 30, deadlineMs: 100 });
+        await assert.rejects(
+          resolver.resolveAddresses('half.test'),
+          (error) => error instanceof DnsError && error.code === 'SERVFAIL',
+        );
+        assert.deepEqual(await resolver.resolveAddresses('half.test', 6), [], 'the family asked answered: none');
+      } finally {
+        await half.close();
+      }
+    });
+
     it('throws the DnsError when no family could be asked', async () => {
       const silent = await startFakeDnsServer(() => 'drop');
       try {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -43,6 +43,19 @@ describe('with Redis (REDIS_URL)', { skip: redisSkipReason, timeout: 90_000 }, (
     assert.equal(await client.get('unit:w2:s'), '1');
     const ttl = await client.pttl('unit:w2:s');
     assert.ok(ttl > 50_000 && ttl <= 60_000, `pttl ${ttl}`);
+  });
+
+  it('a batch adds its amount to every counter or to none, exactly up to the limit', async () => {
+    const store = createRedisRateLimitStore(client, 'amount:');
+    const expiresAt = Date.now() + 60_000;
+    const hourly = { window: 'h', subject: 's', limit: 10, expiresAt };
+    const daily = { window: 'd', subject: 's', limit: 100, expiresAt };
+    assert.deepEqual(await store.consume([hourly, daily], 3), { allowed: true, counts: [3, 3] });
+    assert.deepEqual(await store.consume([hourly, daily], 8), { allowed: false, counts: [3, 3] });
+    assert.deepEqual(await store.consume([hourly, daily], 7), { allowed: true, counts: [10, 10] });
+    assert.deepEqual(await store.consume([hourly, daily]), { allowed: false, counts: [10, 10] });
+    const ttl = await client.pttl('amount:d:s');
+    assert.ok(ttl > 50_000 && ttl <= 60_000, `a counter created by a batch expires too (pttl ${ttl})`);
   });
 
   it('two service processes sharing one Redis give exactly 100 successes and 50 429s for one client', async () => {
@@ -91,6 +104,78 @@ describe('with Redis (REDIS_URL)', { skip: redisSkipReason, timeout: 90_000 }, (
       assert.equal(statuses.filter((status) => status === 429).length, 10);
     } finally {
       assert.equal(await service.stop(), 0);
+    }
+  });
+
+  it('WORKERS=2 announces "listening ... with 2 workers" only once both listen, not when the first does (it raced)', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'netinfo-workers-'));
+    const child = spawn(process.execPath, serviceArguments(), {
+      cwd: path.resolve(import.meta.dirname, '..', '..'),
+      // LOG_LEVEL=info: each worker logs "Server listening" with its pid.
+      env: {
+        ...process.env,
+        WORKERS: '2',
+        REDIS_URL: redis.url,
+        HOST: '127.0.0.1',
+        PORT: '0',
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    const listenedPids = () =>
+      [...output.matchAll(/"pid":(\d+),[^\n]*"msg":"Server listening/g)].map((match) => Number(match[1]));
+    const announced = /listening on http:\/\/\S+ with 2 workers/;
+    const waitFor = async (condition: () => boolean, ms: number) => {
+      for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(10)) if (condition()) return true;
+      return false;
+    };
+    // A worker once it runs Node: between fork and exec the child is a copy of the supervisor, which
+    // waits for the exec (stopping it then would freeze the supervisor). Node's cluster gives its
+    // workers NODE_UNIQUE_ID, so the child's environment says which side of the exec it is on.
+    const environOf = (pid: number) => {
+      try {
+        return readFileSync(`/proc/${pid}/environ`, 'latin1');
+      } catch {
+        return ''; // gone already
+      }
+    };
+    const runningWorker = () =>
+      spawnSync('ps', ['--ppid', String(child.pid), '-o', 'pid='], { encoding: 'utf8' })
+        .stdout.split('\n')
+        .map((line) => Number(line.trim()))
+        .find((pid) => pid > 0 && environOf(pid).includes('NODE_UNIQUE_ID='));
+    let stopped: number | undefined;
+    try {
+      // Hold one worker still (SIGSTOP) as soon as it runs, long before it can listen (loading the
+      // app takes a second or more), as a slow start on a loaded machine would.
+      await waitFor(() => {
+        stopped = runningWorker();
+        if (stopped) process.kill(stopped, 'SIGSTOP');
+        return stopped !== undefined;
+      }, 10_000);
+      assert.ok(stopped, 'a worker was forked');
+      assert.ok(await waitFor(() => listenedPids().length > 0, 30_000), `the other worker listens:\n${output}`);
+      assert.equal(listenedPids().includes(stopped), false, 'stopped before it listened');
+      await sleep(500);
+      assert.doesNotMatch(output, announced, 'announced with one of two workers listening');
+      process.kill(stopped, 'SIGCONT');
+      assert.ok(await waitFor(() => announced.test(output), 30_000), `announced once both listen:\n${output}`);
+      // Each worker logs through its own pipe buffer: its line may reach us just after the supervisor's.
+      assert.ok(await waitFor(() => listenedPids().length === 2, 5000), 'both workers logged that they listen');
+    } finally {
+      if (stopped) process.kill(stopped, 'SIGCONT');
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 

@@ -39,6 +39,9 @@ test('refused hosts: option-like, shell metacharacters, control characters, over
     ['.', /root/],
     ['a..b', /empty label/],
     ['http://example.com/', /character ":"/],
+    // Regression (issue 18): IDNA reads these as 127.0.0.1; a host's digits are 0-9.
+    ['１２７.０.０.１', /non-ASCII numeric character "１"/],
+    ['①②⑦.0.0.1', /non-ASCII numeric character "①"/],
   ];
   for (const [input, reason] of refused) {
     const result = parseProbeHost(input);

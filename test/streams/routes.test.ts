@@ -52,6 +52,12 @@ test('invalid input is a 400 JSON error before any stream, and nothing is run', 
     ['/api/v1/ping?host=127.0.0.1&count=Infinity', /'count': must be a whole number from 1 to 10/],
     ['/api/v1/ping?host=127.0.0.1&count=-Infinity', /'count': must be a whole number from 1 to 10/],
     ['/api/v1/ping?host=127.0.0.1&count=1e999', /'count': must be a whole number from 1 to 10/],
+    // Regression (issue 18): Number() reads these as 10, 5, 5, 5, 3; a count is decimal digits.
+    ['/api/v1/ping?host=127.0.0.1&count=1e1', /'count': must be a whole number from 1 to 10/],
+    ['/api/v1/ping?host=127.0.0.1&count=0x5', /'count': must be a whole number from 1 to 10/],
+    ['/api/v1/ping?host=127.0.0.1&count=%2B5', /'count': must be a whole number from 1 to 10/],
+    ['/api/v1/ping?host=127.0.0.1&count=%205', /'count': must be a whole number from 1 to 10/],
+    ['/api/v1/ping?host=127.0.0.1&count=0b11', /'count': must be a whole number from 1 to 10/],
     ['/api/v1/ping?host=127.0.0.1&family=5', /'family': must be 4 or 6/],
     ['/api/v1/ping?host=::1&family=4', /'family': is 4 but host is an IPv6 address/],
     ['/api/v1/ping?host=a&host=b', /'host'/],
@@ -95,21 +101,28 @@ test('a host that is or resolves to a private/loopback address is a 400, unless 
   await allowed.app.close();
 });
 
-test('names are resolved once by the project resolver and the tool gets the address; failures are error events', async () => {
-  const dns = await startFakeDnsServer(
-    recordsHandler(
-      [
-        { name: 'target.netinfo.test', type: 'A', ttl: 60, data: '127.0.0.1' },
-        { name: 'target.netinfo.test', type: 'AAAA', ttl: 60, data: '::1' },
-        { name: 'v4only.netinfo.test', type: 'A', ttl: 60, data: '127.0.0.2' },
-      ],
-      'netinfo.test',
-    ),
+test('names are resolved once by the project resolver and the tool gets the address; before any stream, a missing name is a 400 and a failed resolver a 502', async (t) => {
+  const known = recordsHandler(
+    [
+      { name: 'target.netinfo.test', type: 'A', ttl: 60, data: '127.0.0.1' },
+      { name: 'target.netinfo.test', type: 'AAAA', ttl: 60, data: '::1' },
+      { name: 'v4only.netinfo.test', type: 'A', ttl: 60, data: '127.0.0.2' },
+    ],
+    'netinfo.test',
   );
+  const dns = await startFakeDnsServer((question, context) =>
+    question.name.startsWith('servfail.') ? { rcode: 'SERVFAIL' } : known(question, context),
+  );
+  let dnsOpen = true;
   const { app, fake } = await appWith({
     ALLOW_PRIVATE_TARGETS: 'true',
     DNS_SERVERS: `127.0.0.1:${dns.server.port}`,
     DNS_TIMEOUT_MS: '200',
+  });
+  // A failed assertion must not leave the server and the fake DNS open (the run would never end).
+  t.after(async () => {
+    await app.close();
+    if (dnsOpen) await dns.close();
   });
   const body = async (url: string) => {
     const response = await app.inject({ url });
@@ -126,20 +139,33 @@ test('names are resolved once by the project resolver and the tool gets the addr
   assert.equal(fake.children[1]?.command, 'traceroute');
   assert.deepEqual(fake.children[1]?.args.slice(-2), ['-6', '::1']);
 
-  assert.deepEqual(await body('/api/v1/ping?host=missing.netinfo.test'), [
-    { type: 'error', message: 'missing.netinfo.test has no address (the name does not resolve).' },
-  ]);
-  assert.deepEqual(await body('/api/v1/ping?host=v4only.netinfo.test&family=6'), [
-    { type: 'error', message: 'v4only.netinfo.test has no IPv6 address (the name does not resolve).' },
-  ]);
+  // Regression (issue 18): these were a 200 stream holding one error event, while /ssl answered 400.
+  const refused = async (url: string, status: number, message: RegExp) => {
+    for (const method of ['GET', 'HEAD'] as const) {
+      const response = await app.inject({ method, url });
+      assert.equal(response.statusCode, status, `${method} ${url}`);
+      assert.doesNotMatch(response.headers['content-type'] ?? '', /event-stream/, `${method} ${url}`);
+      if (method === 'GET') assert.match(response.json().error, message, url);
+    }
+  };
   const before = fake.children.length;
+  await refused(
+    '/api/v1/ping?host=missing.netinfo.test',
+    400,
+    /^Invalid query parameter 'host': missing\.netinfo\.test has no address \(the name does not resolve\)\.$/,
+  );
+  await refused('/api/v1/traceroute?host=missing.netinfo.test', 400, /missing\.netinfo\.test has no address/);
+  await refused('/api/v1/ping?host=v4only.netinfo.test&family=6', 400, /v4only\.netinfo\.test has no IPv6 address/);
+  await refused(
+    '/api/v1/ping?host=servfail.netinfo.test',
+    502,
+    /^could not resolve servfail\.netinfo\.test: .*SERVFAIL/,
+  );
+  await refused('/api/v1/traceroute?host=servfail.netinfo.test', 502, /could not resolve servfail\.netinfo\.test/);
   await dns.close();
-  const failed = await body('/api/v1/traceroute?host=down.netinfo.test');
-  assert.equal(failed.length, 1);
-  assert.equal(failed[0]?.type, 'error');
-  assert.match(String(failed[0]?.message), /could not resolve down\.netinfo\.test/);
+  dnsOpen = false;
+  await refused('/api/v1/traceroute?host=down.netinfo.test', 502, /could not resolve down\.netinfo\.test/);
   assert.equal(fake.children.length, before, 'no tool runs for a name without an address');
-  await app.close();
 });
 
 test('the stream carries the SSE headers and those the hooks set (CORS, rate limits, request id)', async () => {

@@ -12,16 +12,20 @@ export interface ListeningProcess {
   output(): string;
 }
 
+/** The first URL printed: the service, the bench servers and the stream server all print one. */
+const FIRST_URL = /(http:\/\/[^\s/]+)/;
+
 /**
- * Starts `command args` in the repository and resolves once the process prints the URL it listens
- * on (the service, the bench servers and the stream server all print one on stdout); rejects with
- * its output if it exits first.
+ * Starts `command args` in the repository and resolves once its stdout matches `ready` (by default
+ * the first URL printed), whose first group is the URL it listens on; rejects with its output if it
+ * exits first.
  */
 export function startListeningProcess(
   command: string,
   args: readonly string[],
   env: Record<string, string | undefined>,
   stderr: 'pipe' | 'inherit' = 'pipe',
+  ready: RegExp = FIRST_URL,
 ): Promise<ListeningProcess> {
   const child = spawn(command, args, {
     cwd: repoRoot,
@@ -35,9 +39,9 @@ export function startListeningProcess(
   return new Promise((resolve, reject) => {
     child.stdout?.on('data', (chunk) => {
       output += chunk;
-      const match = /http:\/\/[^\s/]+/.exec(output);
-      if (match && child.pid !== undefined) {
-        resolve({ url: match[0].replace('localhost', '127.0.0.1'), child, pid: child.pid, output: () => output });
+      const url = ready.exec(output)?.[1];
+      if (url && child.pid !== undefined) {
+        resolve({ url: url.replace('localhost', '127.0.0.1'), child, pid: child.pid, output: () => output });
       }
     });
     child.once('exit', (code) => reject(new Error(`${[command, ...args].join(' ')} exited with ${code}:\n${output}`)));

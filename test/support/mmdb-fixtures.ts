@@ -19,6 +19,11 @@ export const mmdbDir =
     ? path.join(sharedFixtures, 'mmdb')
     : path.resolve(import.meta.dirname, '..', 'fixtures', 'mmdb');
 export const mmdbPath = (name: string) => path.join(mmdbDir, `${name}.mmdb`);
+/** The skip reason of a test that reads a source JSON whole (the vendored copies are cut down), or false. */
+export const fullMmdbSourcesSkip =
+  mmdbDir === path.join(sharedFixtures, 'mmdb')
+    ? false
+    : `needs the whole source JSON of MaxMind's test databases in ${path.join(sharedFixtures, 'mmdb')}`;
 export const mmdb = (name: string) => readFileSync(mmdbPath(name));
 
 /** The real feed snapshots (shared, read-only; not vendored: 1 MB of address lists). */

@@ -10,16 +10,24 @@ export interface ServiceProcess {
   stop(): Promise<number | null>;
 }
 
-/** Runs the service as `npm start` does, as its own process on a free port, as an operator would. */
+/**
+ * Runs the service as `npm start` does, as its own process on a free port, as an operator would,
+ * and resolves once it announces that it listens: with WORKERS > 1, the supervisor's line saying
+ * that all of them do.
+ */
 export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
-  const { url, child, output } = await startListeningProcess(process.execPath, serviceArguments(), {
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    DATA_DIR: '.tmp/test-data',
-    DNS_SERVERS: '127.0.0.1:9',
-    ...env,
-  });
+  const workers = Number(env.WORKERS ?? 1);
+  const ready =
+    workers > 1
+      ? new RegExp(`listening on (http://[^\\s/]+)\\S* with ${workers} workers`)
+      : /listening on (http:\/\/[^\s/]+)/;
+  const { url, child, output } = await startListeningProcess(
+    process.execPath,
+    serviceArguments(),
+    { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATA_DIR: '.tmp/test-data', DNS_SERVERS: '127.0.0.1:9', ...env },
+    'pipe',
+    ready,
+  );
   return {
     url,
     child,

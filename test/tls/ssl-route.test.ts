@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import tls from 'node:tls';
 import type { Answer } from 'dns-packet';
 import { formatServer } from '../../src/dns/servers.ts';
@@ -31,6 +32,8 @@ describe('GET /api/v1/ssl', { skip }, () => {
   const cases = new Map<string, Case>();
   /** TCP connections the TLS server accepted. */
   let connections = 0;
+  /** The SNI of each handshake the TLS server completed (false: none was sent). */
+  const servernames: (string | false)[] = [];
   const env: Record<string, string> = {};
 
   before(async () => {
@@ -133,6 +136,9 @@ describe('GET /api/v1/ssl', { skip }, () => {
     server.on('connection', () => {
       connections++;
     });
+    server.on('secureConnection', (socket: tls.TLSSocket & { servername?: string | false }) => {
+      servernames.push(socket.servername ?? false);
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     // Accepts connections, reads and says nothing: the handshake never completes. (Reading lets it
     // see the client's close; an unread socket would hold the server open after the test.)
@@ -151,7 +157,11 @@ describe('GET /api/v1/ssl', { skip }, () => {
       ttl: 60,
       data: '127.0.0.1',
     }));
-    dns = await startFakeDnsServer(recordsHandler(records, 'tls.test'));
+    const known = recordsHandler(records, 'tls.test');
+    // A name whose resolver fails, beside names that do not exist (NXDOMAIN): issue 18's two cases.
+    dns = await startFakeDnsServer((question, context) =>
+      question.name.startsWith('servfail.') ? { rcode: 'SERVFAIL' } : known(question, context),
+    );
     Object.assign(env, {
       DNS_SERVERS: formatServer(dns.server),
       TLS_CHECK_PORT: String((server.address() as net.AddressInfo).port),
@@ -325,18 +335,99 @@ describe('GET /api/v1/ssl', { skip }, () => {
     }
   });
 
+  it('checks an IP address without SNI, and says so with sni: null', async () => {
+    const before = servernames.length;
+    const { status, body } = await check('127.0.0.1');
+    assert.equal(status, 200);
+    assert.deepEqual([body.host, body.sni, body.address], ['127.0.0.1', null, '127.0.0.1']);
+    // The server may record its side of the handshake after the client has its answer.
+    const seen = async (count: number) => {
+      for (let waited = 0; servernames.length < count && waited < 2000; waited += 10) await sleep(10);
+    };
+    await seen(before + 1);
+    assert.deepEqual(servernames.slice(before), [false], 'the server saw no SNI');
+    // The server's default certificate names 127.0.0.1 among its IP address SANs.
+    assert.equal(body.valid, true);
+    const named = await check('valid.tls.test');
+    assert.equal(named.body.sni, 'valid.tls.test');
+    await seen(before + 2);
+    assert.deepEqual(servernames.slice(before + 1), ['valid.tls.test']);
+  });
+
+  it('takes the port from host:port or a pasted URL, over TLS_CHECK_PORT', async () => {
+    const port = (server.address() as net.AddressInfo).port;
+    // TLS_CHECK_PORT points at a closed port: only the port given in `host` can reach the server.
+    const elsewhere = await buildTestApp(
+      { ...env, TLS_CHECK_PORT: String(await closedPort()) },
+      { trustedCertificates: [pki.rootPem] },
+    );
+    try {
+      for (const host of [
+        `valid.tls.test:${port}`,
+        `https://Valid.TLS.test:${port}/some/path?x=1#top`,
+        `127.0.0.1:${port}`,
+        `https://127.0.0.1:${port}/`,
+      ]) {
+        const { status, body } = await check(host, elsewhere);
+        assert.equal(status, 200, host);
+        assert.equal(body.port, port, host);
+        assert.equal(body.valid, true, host);
+      }
+      const { body } = await check(`https://valid.tls.test:${port}/`, elsewhere);
+      assert.deepEqual([body.host, body.sni], ['valid.tls.test', 'valid.tls.test']);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
+  it('applies the target policy to addresses however they are written', async () => {
+    const strict = await buildTestApp(
+      { ...env, ALLOW_PRIVATE_TARGETS: 'false' },
+      { trustedCertificates: [pki.rootPem] },
+    );
+    try {
+      for (const host of ['127.0.0.2', '127.0.0.2:443', 'https://127.0.0.2:8443/', '[::1]:443', '::ffff:127.0.0.2']) {
+        const { status, body } = await check(host, strict);
+        assert.equal(status, 400, host);
+        assert.match(body.error, /is a loopback address/, host);
+      }
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('regression (issue 18): refuses fullwidth and circled digits as not a host name, never reads them as 127.0.0.1', async () => {
+    const before = connections;
+    // ALLOW_PRIVATE_TARGETS is on here: before the fix these reached the server at 127.0.0.1.
+    for (const host of ['１２７.０.０.１', '127.0.0.１', '①②⑦.0.0.1', `https://１２７.０.０.１/`]) {
+      const { status, body } = await check(host);
+      assert.equal(status, 400, host);
+      assert.match(
+        body.error,
+        /'host': must be a domain name or an IP address \(host name has the non-ASCII numeric/,
+        host,
+      );
+    }
+    assert.equal(connections, before);
+  });
+
+  it('regression (issue 18): a name that does not exist is a 400, a resolver that fails a 502', async () => {
+    const missing = await check('missing.tls.test');
+    assert.equal(missing.status, 400);
+    assert.match(missing.body.error, /missing\.tls\.test has no address \(the name does not resolve\)/);
+    const noAddress = await check('tls.test');
+    assert.equal(noAddress.status, 400, 'a name that exists without address records');
+    const broken = await check('servfail.tls.test');
+    assert.equal(broken.status, 502);
+    assert.match(
+      broken.body.error,
+      /TLS check of servfail\.tls\.test failed: could not resolve servfail\.tls\.test: .*SERVFAIL/,
+    );
+  });
+
   it('answers 400 for what is not a host name, and for a name without an address', async () => {
     // 0177.0.0.1 and 127.1 are 127.0.0.1 to a URL parser: refused, not checked as that address.
-    for (const host of [
-      '127.0.0.1',
-      '::1',
-      '',
-      'bad host',
-      '_srv.tls.test',
-      'http://valid.tls.test/',
-      '0177.0.0.1',
-      '127.1',
-    ]) {
+    for (const host of ['', 'bad host', '_srv.tls.test', 'http://valid.tls.test/', '0177.0.0.1', '127.1']) {
       const { status, body } = await check(host);
       assert.equal(status, 400, host);
       assert.match(body.error, /'host'/);

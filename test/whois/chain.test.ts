@@ -6,7 +6,7 @@ import { createResolver, type Resolver } from '../../src/dns/resolver.ts';
 import { followWhoisReferrals, MAX_REFERRALS, type WhoisChainOptions } from '../../src/whois/chain.ts';
 import { MAX_WHOIS_ANSWER_BYTES } from '../../src/whois/exchange.ts';
 import { parseWhoisServer } from '../../src/whois/server-address.ts';
-import type { WhoisTarget } from '../../src/whois/target.ts';
+import type { WhoisChainTarget } from '../../src/whois/target.ts';
 import { closedPort, type FakeWhoisNetwork, startFakeWhoisNetwork } from '../support/fake-whois-server.ts';
 import { fixturesRoot } from './fixtures-root.ts';
 
@@ -38,8 +38,8 @@ status:       ALLOCATED
 whois:        whois.arin.net
 `;
 
-const domain = (name: string): WhoisTarget => ({ kind: 'domain', name });
-const ip = (address: string): WhoisTarget => ({ kind: 'ip', address });
+const domain = (name: string): WhoisChainTarget => ({ kind: 'domain', name });
+const ip = (address: string): WhoisChainTarget => ({ kind: 'ip', address });
 
 describe('WHOIS referral chain', () => {
   let network: FakeWhoisNetwork;

@@ -23,6 +23,7 @@ test('rdap:snapshot: unknown options, missing files and an empty registry are on
     server.set('/dns.json', { body: JSON.stringify({ services: [] }) });
     server.set('/ipv4.json', { body: JSON.stringify({ services: [] }) });
     server.set('/ipv6.json', { body: JSON.stringify({ services: [] }) });
+    server.set('/asn.json', { body: JSON.stringify({ services: [] }) });
     const cases: [string[], RegExp][] = [
       [['--bogus'], /^rdap:snapshot: Unknown option '--bogus'\nusage: /],
       [['--from-freewhois', '/nonexistent.tgz', '--date', '2026-01-01'], /^rdap:snapshot: ENOENT/],

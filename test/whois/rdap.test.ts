@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { type BootstrapSnapshot, checkBootstrapFile, indexBootstrap } from '../../src/whois/rdap/bootstrap.ts';
+import {
+  type BootstrapSnapshot,
+  checkBootstrapFile,
+  indexBootstrap,
+  parseAsnRange,
+} from '../../src/whois/rdap/bootstrap.ts';
 import {
   createRdapBootstrapStore,
   loadBootstrapSnapshot,
@@ -12,6 +17,7 @@ import {
 import {
   eppStatus,
   type RdapObject,
+  recordFromRdapAutnum,
   recordFromRdapDomain,
   recordFromRdapNetwork,
 } from '../../src/whois/rdap/to-record.ts';
@@ -68,6 +74,48 @@ test('bootstrap index: longest label suffix, HTTPS first, longest address prefix
   assert.throws(() => checkBootstrapFile({ services: [['com', 'https://x/']] }, 'dns.json'), /service 0/);
 });
 
+test('bootstrap index: AS numbers by the ranges of asn.json (issue 18)', async () => {
+  const asnFile = {
+    services: [
+      [['1-1876', '1902-2042'], ['https://rdap.arin.example/registry/']],
+      [['15169'], ['https://one.example']],
+      [['bad', '90000-80000', '4294967296'], ['https://never.example/']],
+    ] as [string[], string[]][],
+  };
+  const index = indexBootstrap({ ...snapshot([]), asn: asnFile });
+  assert.deepEqual(index.forAsn(1), ['https://rdap.arin.example/registry/']);
+  assert.deepEqual(index.forAsn(1876), ['https://rdap.arin.example/registry/']);
+  assert.deepEqual(index.forAsn(1877), []);
+  assert.deepEqual(index.forAsn(2000), ['https://rdap.arin.example/registry/']);
+  assert.deepEqual(index.forAsn(15169), ['https://one.example/']);
+  assert.deepEqual(index.forAsn(85000), [], 'malformed and reversed ranges are skipped');
+  assert.equal(index.counts.asn, 3);
+  assert.deepEqual(indexBootstrap(snapshot([])).forAsn(15169), [], 'a snapshot without asn.json knows no AS');
+  assert.deepEqual(['64512-65534', '15169', ' 7 ', '1-', '-1', '0x10', '1.5'].map(parseAsnRange), [
+    { first: 64512, last: 65534 },
+    { first: 15169, last: 15169 },
+    { first: 7, last: 7 },
+    null,
+    null,
+    null,
+    null,
+  ]);
+  // The store asks for asn.json with the other registries and serves AS numbers from it.
+  const store = createRdapBootstrapStore({
+    snapshot: snapshot([[['com'], ['https://old.example/']]]),
+    refreshUrl: 'https://mirror.example/rdap/',
+    refreshIntervalMs: 24 * 3_600_000,
+    missWaitMs: 5000,
+    now: manualClock('2026-11-10T00:00:00Z').now,
+    fetchText: async (url) => {
+      if (url.endsWith('dns.json')) return JSON.stringify({ services: [[['com'], ['https://new.example/']]] });
+      if (url.endsWith('asn.json')) return JSON.stringify(asnFile);
+      throw new Error('HTTP 404');
+    },
+  });
+  assert.deepEqual(await store.asnServers(15169), ['https://one.example/']);
+});
+
 test('the store refreshes stale data in the background, and waits for a refresh only on a miss', async () => {
   const clock = manualClock('2026-11-10T00:00:00Z');
   const fetched: string[] = [];
@@ -94,29 +142,30 @@ test('the store refreshes stale data in the background, and waits for a refresh 
     'https://mirror.example/rdap/dns.json',
     'https://mirror.example/rdap/ipv4.json',
     'https://mirror.example/rdap/ipv6.json',
+    'https://mirror.example/rdap/asn.json',
   ]);
   assert.deepEqual(await store.domainServers('a.com'), ['https://new.example/']);
   assert.equal(store.current().retrieved, '2026-11-10T00:00:00.000Z');
   assert.deepEqual(outcomes[0], {
     ok: true,
     source: 'https://mirror.example/rdap/',
-    counts: { dns: 2, ipv4: 0, ipv6: 0 },
+    counts: { dns: 2, ipv4: 0, ipv6: 0, asn: 0 },
   });
 
   // Fresh data and a miss: no refresh so soon after the last one...
   assert.deepEqual(await store.domainServers('a.unknown'), []);
-  assert.equal(fetched.length, 3);
+  assert.equal(fetched.length, 4);
   // ... then one, waited for; then no other until REFRESH_RETRY_MS passes.
   fail = true;
   clock.advance(REFRESH_RETRY_MS);
   assert.deepEqual(await store.domainServers('a.unknown'), []);
-  assert.equal(fetched.length, 6);
+  assert.equal(fetched.length, 8);
   assert.equal(outcomes.at(-1)?.ok, false);
   assert.deepEqual(await store.domainServers('b.unknown'), []);
-  assert.equal(fetched.length, 6);
+  assert.equal(fetched.length, 8);
   clock.advance(REFRESH_RETRY_MS);
   await store.domainServers('c.unknown');
-  assert.equal(fetched.length, 9);
+  assert.equal(fetched.length, 12);
   // A failed refresh keeps the data in use.
   assert.deepEqual(await store.domainServers('a.new'), ['https://new.example/']);
 });
@@ -241,6 +290,18 @@ test('nulls and strings where RDAP puts objects are skipped, not a crash', () =>
     entities: [null],
   } as RdapObject);
   assert.deepEqual(network.cidr, ['198.51.100.0/24']);
+});
+
+test('an RDAP autnum reads into the network fields that fit an AS, and asn_range', () => {
+  const record = recordFromRdapAutnum(rdapFixture('autnum-example.json'));
+  assert.deepEqual(
+    [record.network_name, record.organisation, record.country, record.registry, record.asn_range, record.registered],
+    ['EXAMPLE-AS', 'Example Networks B.V.', 'NL', 'ripe', 'AS64496 - AS64496', true],
+  );
+  assert.equal(record.cidr, undefined, 'an AS has no prefixes');
+  const block = recordFromRdapAutnum({ startAutnum: 64512, endAutnum: 65534, port43: 'whois.arin.net' } as RdapObject);
+  assert.deepEqual([block.asn_range, block.registry, block.network_name], ['AS64512 - AS65534', 'arin', null]);
+  assert.equal(recordFromRdapAutnum({ startAutnum: 'x' } as RdapObject).asn_range, null);
 });
 
 test('an RDAP network reads into the IP fields', () => {

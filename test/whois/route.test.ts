@@ -59,7 +59,7 @@ describe('GET /api/v1/whois', () => {
       {
         'whois.iana.org': (query) => {
           if (query.endsWith('.com')) return fixture(IANA_COM);
-          if (query === '74.125.225.229') return IANA_FOR_74;
+          if (query === '74.125.225.229' || query === '74.125.225.0') return IANA_FOR_74;
           if (query.endsWith('.rdaptest')) return ianaTld('rdaptest', null);
           if (query.endsWith('.failtest')) return ianaTld('failtest', 'whois.nic.failtest');
           if (query.endsWith('.refusetest')) return ianaTld('refusetest', `refused.whois.test:${refusedPort}`);
@@ -72,7 +72,9 @@ describe('GET /api/v1/whois', () => {
           query === 'google.com' ? fixture(VERISIGN_GOOGLE) : fixture(VERISIGN_NOT_FOUND),
         'whois.markmonitor.com': () => fixture(MARKMONITOR_GOOGLE),
         'whois.arin.net': (query) =>
-          query === 'n + 74.125.225.229' ? (samples['74.125.225.229']?.response ?? '') : '',
+          query === 'n + 74.125.225.229' || query === 'n + 74.125.225.0'
+            ? (samples['74.125.225.229']?.response ?? '')
+            : '',
         'whois.nic.failtest': () => ({ hang: true }),
         'whois.nic.privtest': () => 'Domain Name: private.privtest\nRegistrar: Should Not Be Asked\n',
         // Ends with a reset: the answer may be whole or cut short, nothing tells which.
@@ -106,8 +108,21 @@ describe('GET /api/v1/whois', () => {
           };
         case '/rdap/domain/example.rdaptest':
           return { body: rdapFixture('domain-example.json') };
+        case '/bootstrap/asn.json':
+          return {
+            body: {
+              version: '1.0',
+              publication: '2026-11-01T00:00:00Z',
+              services: [[['64496-64511', '65551'], [rdapBase]]],
+            },
+          };
         case '/rdap/ip/198.51.100.7':
+        case '/rdap/ip/198.51.100.0/24':
           return { body: rdapFixture('ip-network-example.json') };
+        case '/rdap/autnum/64496':
+          return { body: rdapFixture('autnum-example.json') };
+        case '/rdap/autnum/65551':
+          return { status: 503, body: 'maintenance' };
         case '/rdap/domain/down.failtest':
           return { status: 503, body: 'maintenance' };
         default:
@@ -282,6 +297,79 @@ describe('GET /api/v1/whois', () => {
     assert.equal(body.parsed.registry, 'ripe');
   });
 
+  it('regression (issue 18): reads a pasted URL, upper case and a trailing dot as the domain', async () => {
+    for (const target of ['https://google.com/search?q=x', 'GOOGLE.COM.', 'http://Google.com:8080']) {
+      const { status, body } = await whois(target);
+      assert.equal(status, 200, target);
+      assert.deepEqual(
+        [body.target, body.target_type, body.parsed.registrar],
+        ['google.com', 'domain', 'MarkMonitor, Inc.'],
+      );
+    }
+  });
+
+  it("regression (issue 18): looks an AS number up in RDAP (autnum), from the bootstrap's asn.json", async () => {
+    const { status, body } = await whois('as64496');
+    assert.equal(status, 200);
+    assert.deepEqual([body.target, body.target_type, body.source], ['AS64496', 'asn', 'rdap']);
+    assert.deepEqual(JSON.parse(body.raw), rdapFixture('autnum-example.json'));
+    assert.deepEqual(body.parsed, {
+      domain_name: null,
+      registrar: null,
+      creation_date: null,
+      expiration_date: null,
+      updated_date: null,
+      name_servers: [],
+      status: [],
+      dnssec: null,
+      registered: true,
+      network_name: 'EXAMPLE-AS',
+      organisation: 'Example Networks B.V.',
+      country: 'NL',
+      registry: 'ripe',
+      asn_range: 'AS64496 - AS64496',
+    });
+    // RDAP only: no WHOIS server is asked about an AS number.
+    assert.deepEqual(
+      body.servers.map((step: { protocol: string; server: string }) => [step.protocol, step.server]),
+      [['rdap', `http://rdap.nic.rdaptest:${http.port}/rdap/autnum/64496`]],
+    );
+    const unassigned = await whois('AS64500');
+    assert.equal(unassigned.status, 200);
+    assert.equal(unassigned.body.parsed.registered, false, 'RDAP 404: no such AS number');
+    const down = await whois('AS65551');
+    assert.equal(down.status, 502);
+    assert.equal(
+      down.body.error,
+      `RDAP lookup of AS65551 failed: RDAP http://rdap.nic.rdaptest:${http.port}/rdap/autnum/65551 at 127.0.0.1: answered HTTP 503.`,
+    );
+    const unknown = await whois('AS4200000000');
+    assert.equal(unknown.status, 502);
+    assert.match(unknown.body.error, /names no RDAP server for AS4200000000/);
+  });
+
+  it('regression (issue 18): looks a network up: WHOIS on its first address, RDAP ip/<prefix> as the fallback', async () => {
+    const viaWhois = await whois('74.125.225.0/24');
+    assert.equal(viaWhois.status, 200);
+    assert.deepEqual(
+      [viaWhois.body.target, viaWhois.body.target_type, viaWhois.body.source],
+      ['74.125.225.0/24', 'network', 'whois'],
+    );
+    assert.deepEqual(
+      viaWhois.body.servers.map((step: { query: string }) => step.query),
+      ['74.125.225.0', 'n + 74.125.225.0'],
+    );
+    assert.deepEqual(viaWhois.body.parsed.cidr, ['74.125.0.0/16']);
+    const viaRdap = await whois('198.51.100.0/24');
+    assert.equal(viaRdap.status, 200);
+    assert.deepEqual([viaRdap.body.target_type, viaRdap.body.source], ['network', 'rdap']);
+    assert.equal(viaRdap.body.servers.at(-1).server, `http://rdap.nic.rdaptest:${http.port}/rdap/ip/198.51.100.0/24`);
+    assert.equal(viaRdap.body.parsed.network_name, 'EXAMPLE-NET');
+    const hostBits = await whois('8.8.8.8/24');
+    assert.equal(hostBits.status, 400);
+    assert.match(hostBits.body.error, /the network is 8\.8\.8\.0\/24/);
+  });
+
   it('answers 502 naming every server that failed and how', async () => {
     const { status, body } = await whois('down.failtest');
     assert.equal(status, 502);
@@ -304,7 +392,15 @@ describe('GET /api/v1/whois', () => {
   });
 
   it('answers 400 for what is not a domain name or an address', async () => {
-    for (const target of ['', 'com', 'under_score.example', 'http://example.com/', '1.2.3', 'fe80::1%eth0', '..']) {
+    for (const target of [
+      '',
+      'com',
+      'under_score.example',
+      'https://user@example.com/',
+      '1.2.3',
+      'fe80::1%eth0',
+      '..',
+    ]) {
       const { status, body } = await whois(target);
       assert.equal(status, 400, target);
       assert.match(body.error, /'target'/, target);

@@ -17,11 +17,6 @@ export interface SiteOptions {
   readonly publicIpv6Url: string | null;
 }
 
-/** Whether the client asks for a page (browsers send text/html in Accept; curl, wget and HTTPie do not). */
-export function wantsHtml(request: FastifyRequest): boolean {
-  return (request.headers.accept ?? '').toLowerCase().includes('text/html');
-}
-
 /**
  * The site: the home page (the visitor's address and facts), lookups, one page per tool, the API
  * reference, and the files they load. Every fact a page shows comes from the public API: rendered
@@ -64,18 +59,9 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
       status,
     );
 
-  app.get('/', { schema: { hide: true } }, async (request, reply) => {
+  // Browsers only (Accept with text/html): curl and the like get the address as text (src/text/).
+  app.get('/', { schema: { hide: true }, constraints: { answers: 'html' } }, async (request, reply) => {
     const answer = await callApi(app, request, '/api/v1/json');
-    if (!wantsHtml(request)) {
-      // Terminals get the address and a newline (ifconfig.co's habit).
-      const ip = (answer.body as { ip?: string }).ip;
-      if (answer.status !== 200 || !ip)
-        return reply
-          .code(answer.status)
-          .type('text/plain; charset=utf-8')
-          .send(`${apiErrorText(answer)}\n`);
-      return reply.type('text/plain; charset=utf-8').header('cache-control', 'no-store').send(`${ip}\n`);
-    }
     if (answer.status !== 200) return errorPage(reply, 'Your IP address', apiErrorText(answer), answer.status, 'home');
     return page(reply, {
       title: 'What is my IP address? · netinfo',

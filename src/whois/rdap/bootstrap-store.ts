@@ -10,6 +10,7 @@ export function loadBootstrapSnapshot(file = SHIPPED_SNAPSHOT_PATH): BootstrapSn
   checkBootstrapFile(snapshot.dns, `${file} dns`);
   if (snapshot.ipv4) checkBootstrapFile(snapshot.ipv4, `${file} ipv4`);
   if (snapshot.ipv6) checkBootstrapFile(snapshot.ipv6, `${file} ipv6`);
+  if (snapshot.asn) checkBootstrapFile(snapshot.asn, `${file} asn`);
   if (Number.isNaN(Date.parse(snapshot.retrieved))) throw new Error(`${file}: "retrieved" is not a date`);
   return snapshot;
 }
@@ -18,20 +19,21 @@ export function loadBootstrapSnapshot(file = SHIPPED_SNAPSHOT_PATH): BootstrapSn
 export const REFRESH_RETRY_MS = 10 * 60 * 1000;
 
 export type RefreshOutcome =
-  | { ok: true; source: string; counts: { dns: number; ipv4: number; ipv6: number } }
+  | { ok: true; source: string; counts: { dns: number; ipv4: number; ipv6: number; asn: number } }
   | { ok: false; source: string; error: string };
 
 export interface RdapBootstrapStore {
   /** RDAP base URLs for a domain (HTTPS first); empty when the registry names none. */
   domainServers(name: string): Promise<string[]>;
   ipServers(address: string): Promise<string[]>;
+  asnServers(asn: number): Promise<string[]>;
   /** The data in use: where it came from and when. */
   current(): { source: string; retrieved: string };
 }
 
 export interface RdapBootstrapStoreOptions {
   snapshot: BootstrapSnapshot;
-  /** RDAP_BOOTSTRAP_URL: the directory holding dns.json, ipv4.json and ipv6.json. */
+  /** RDAP_BOOTSTRAP_URL: the directory holding dns.json, ipv4.json, ipv6.json and asn.json. */
   refreshUrl: string;
   /** 0: never refresh, use the snapshot only. */
   refreshIntervalMs: number;
@@ -72,22 +74,24 @@ export function createRdapBootstrapStore(options: RdapBootstrapStoreOptions): Rd
   async function refresh(): Promise<void> {
     lastAttempt = now();
     try {
-      const [dns, ipv4, ipv6] = await Promise.allSettled([
+      const [dns, ipv4, ipv6, asn] = await Promise.allSettled([
         fetchFile('dns.json'),
         fetchFile('ipv4.json'),
         fetchFile('ipv6.json'),
+        fetchFile('asn.json'),
       ]);
       if (dns.status === 'rejected') throw dns.reason;
       // A mirror serving an empty registry must not wipe the data in use. (A small one is allowed:
       // an operator's own mirror may list only the TLDs it cares about.)
       if (dns.value.services.length === 0) throw new Error('dns.json lists no services');
-      // The address registries are kept from before when only they failed.
+      // The address and AS number registries are kept from before when only they failed.
       data = {
         source: base,
         retrieved: new Date(now()).toISOString(),
         dns: dns.value,
         ipv4: ipv4.status === 'fulfilled' ? ipv4.value : data.ipv4,
         ipv6: ipv6.status === 'fulfilled' ? ipv6.value : data.ipv6,
+        asn: asn.status === 'fulfilled' ? asn.value : (data.asn ?? null),
       };
       index = indexBootstrap(data);
       retrievedAt = now();
@@ -116,6 +120,7 @@ export function createRdapBootstrapStore(options: RdapBootstrapStoreOptions): Rd
   return {
     domainServers: (name) => lookup(() => index.forDomain(name)),
     ipServers: (address) => lookup(() => index.forIp(address)),
+    asnServers: (asn) => lookup(() => index.forAsn(asn)),
     current: () => ({ source: data.source, retrieved: data.retrieved }),
   };
 }

@@ -2,9 +2,9 @@ import { type Cidr, cidrContains, parseCidr } from '../../net/cidr.ts';
 import { parseIp, unmapIpv4 } from '../../net/ip-address.ts';
 
 /**
- * IANA's RDAP bootstrap registries (RFC 9224): which RDAP servers answer for which TLDs (dns.json)
- * and address blocks (ipv4.json, ipv6.json). Each file is `{ version, publication, description?,
- * services: [[entries], [base URLs]][] }`.
+ * IANA's RDAP bootstrap registries (RFC 9224): which RDAP servers answer for which TLDs (dns.json),
+ * address blocks (ipv4.json, ipv6.json) and AS number ranges (asn.json, entries `64512-65534` or a
+ * single number). Each file is `{ version, publication, description?, services: [[entries], [base URLs]][] }`.
  */
 export interface BootstrapFile {
   version?: string;
@@ -25,6 +25,8 @@ export interface BootstrapSnapshot {
   /** Absent when the source carried no IP registry; the first run-time refresh fills them. */
   ipv4: BootstrapFile | null;
   ipv6: BootstrapFile | null;
+  /** IANA's asn.json; absent from snapshots taken before AS numbers were looked up, filled by a refresh. */
+  asn?: BootstrapFile | null;
 }
 
 /** Throws with a message naming what is wrong; returns the file unchanged when it is well formed. */
@@ -63,10 +65,21 @@ export interface RdapServerIndex {
   forDomain(name: string): string[];
   /** Base URLs for an address: the service of its longest matching prefix. */
   forIp(address: string): string[];
-  readonly counts: { dns: number; ipv4: number; ipv6: number };
+  /** Base URLs for an AS number: the service whose range holds it. */
+  forAsn(asn: number): string[];
+  readonly counts: { dns: number; ipv4: number; ipv6: number; asn: number };
 }
 
-export function indexBootstrap(snapshot: Pick<BootstrapSnapshot, 'dns' | 'ipv4' | 'ipv6'>): RdapServerIndex {
+/** An asn.json entry, `64512-65534` or `15169`, as an inclusive range; null when malformed. */
+export function parseAsnRange(entry: string): { first: number; last: number } | null {
+  const match = /^(\d{1,10})(?:-(\d{1,10}))?$/.exec(entry.trim());
+  if (!match) return null;
+  const first = Number(match[1]);
+  const last = Number(match[2] ?? match[1]);
+  return first <= last && last <= 4_294_967_295 ? { first, last } : null;
+}
+
+export function indexBootstrap(snapshot: Pick<BootstrapSnapshot, 'dns' | 'ipv4' | 'ipv6' | 'asn'>): RdapServerIndex {
   const domains = new Map<string, string[]>();
   for (const [entries, urls] of snapshot.dns.services) {
     for (const entry of entries) domains.set(entry.toLowerCase().replace(/\.$/, ''), orderUrls(urls));
@@ -81,6 +94,13 @@ export function indexBootstrap(snapshot: Pick<BootstrapSnapshot, 'dns' | 'ipv4' 
     }
   }
   blocks.sort((a, b) => b.cidr.prefixLength - a.cidr.prefixLength);
+  const asnRanges: { first: number; last: number; urls: string[] }[] = [];
+  for (const [entries, urls] of snapshot.asn?.services ?? []) {
+    for (const entry of entries) {
+      const range = parseAsnRange(entry);
+      if (range) asnRanges.push({ ...range, urls: orderUrls(urls) });
+    }
+  }
 
   return {
     forDomain(name) {
@@ -97,10 +117,14 @@ export function indexBootstrap(snapshot: Pick<BootstrapSnapshot, 'dns' | 'ipv4' 
       const unmapped = unmapIpv4(address);
       return blocks.find((block) => cidrContains(block.cidr, unmapped))?.urls ?? [];
     },
+    forAsn(asn) {
+      return asnRanges.find((range) => asn >= range.first && asn <= range.last)?.urls ?? [];
+    },
     counts: {
       dns: domains.size,
       ipv4: blocks.filter((block) => block.cidr.version === 4).length,
       ipv6: blocks.filter((block) => block.cidr.version === 6).length,
+      asn: asnRanges.length,
     },
   };
 }

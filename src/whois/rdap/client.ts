@@ -1,8 +1,8 @@
-import { emptyDomainRecord, type WhoisRecord } from '../record.ts';
+import { asnRecord, emptyDomainRecord, type WhoisRecord } from '../record.ts';
 import type { WhoisTarget } from '../target.ts';
 import type { RdapBootstrapStore } from './bootstrap-store.ts';
 import { HttpGetError, type HttpGetFailureKind, type HttpGetResult } from './http-get.ts';
-import { type RdapObject, recordFromRdapDomain, recordFromRdapNetwork } from './to-record.ts';
+import { type RdapObject, recordFromRdapAutnum, recordFromRdapDomain, recordFromRdapNetwork } from './to-record.ts';
 
 /** One RDAP request: where, what came back, how long it took. */
 export interface RdapAttempt {
@@ -27,14 +27,35 @@ export interface RdapClientOptions {
   maxServers?: number;
 }
 
+/** RFC 9082 §3.1: domain/<name>, ip/<address> or ip/<prefix>/<length>, autnum/<number>. */
 function queryUrl(base: string, target: WhoisTarget): string {
-  return target.kind === 'domain' ? `${base}domain/${target.name}` : `${base}ip/${target.address}`;
+  switch (target.kind) {
+    case 'domain':
+      return `${base}domain/${target.name}`;
+    case 'ip':
+      return `${base}ip/${target.address}`;
+    case 'network':
+      return `${base}ip/${target.cidr}`;
+    case 'asn':
+      return `${base}autnum/${target.asn}`;
+  }
+}
+
+/** The objectClassName RFC 9083 gives the answer for each kind of target. */
+const OBJECT_CLASS = { domain: 'domain', ip: 'ip network', network: 'ip network', asn: 'autnum' } as const;
+
+function readObject(target: WhoisTarget, document: RdapObject): WhoisRecord {
+  if (target.kind === 'domain') return recordFromRdapDomain(document);
+  if (target.kind === 'asn') return recordFromRdapAutnum(document);
+  return recordFromRdapNetwork(document);
 }
 
 /** The record in an answer, or the reason the answer is not usable. */
 function readAnswer(target: WhoisTarget, answer: HttpGetResult): WhoisRecord | RdapAttempt['failure'] {
   // RFC 9083 §6: 404 is the server's "no such object" — for a domain, that it is not registered.
   if (answer.status === 404 && target.kind === 'domain') return emptyDomainRecord(false);
+  // Likewise for an AS number inside a registry's range that it has not assigned.
+  if (answer.status === 404 && target.kind === 'asn') return asnRecord(null);
   if (answer.status !== 200) {
     const hint = answer.status === 429 ? ' (rate limited)' : answer.status === 404 ? ' (no such network)' : '';
     return { kind: 'http-status', message: `answered HTTP ${answer.status}${hint}` };
@@ -48,12 +69,12 @@ function readAnswer(target: WhoisTarget, answer: HttpGetResult): WhoisRecord | R
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
     return { kind: 'bad-json', message: 'answered 200 with JSON that is not an RDAP object' };
   }
-  const expected = target.kind === 'domain' ? 'domain' : 'ip network';
+  const expected = OBJECT_CLASS[target.kind];
   if (document.objectClassName !== undefined && document.objectClassName !== expected) {
     return { kind: 'bad-json', message: `answered a "${String(document.objectClassName)}" object, not "${expected}"` };
   }
   try {
-    return target.kind === 'domain' ? recordFromRdapDomain(document) : recordFromRdapNetwork(document);
+    return readObject(target, document);
   } catch {
     // The readers skip what is not where RFC 9083 puts it; this is the net under them, so a server's
     // odd document is its failure (the next server, or a 502), never the service's 500.
@@ -66,9 +87,18 @@ export async function lookupRdap(target: WhoisTarget, options: RdapClientOptions
   const bases =
     target.kind === 'domain'
       ? await options.bootstrap.domainServers(target.name)
-      : await options.bootstrap.ipServers(target.address);
+      : target.kind === 'asn'
+        ? await options.bootstrap.asnServers(target.asn)
+        : await options.bootstrap.ipServers(target.address);
   if (bases.length === 0) {
-    const what = target.kind === 'domain' ? `.${target.name.split('.').at(-1)}` : target.address;
+    const what =
+      target.kind === 'domain'
+        ? `.${target.name.split('.').at(-1)}`
+        : target.kind === 'asn'
+          ? `AS${target.asn}`
+          : target.kind === 'network'
+            ? target.cidr
+            : target.address;
     return { kind: 'unavailable', reason: `IANA's RDAP bootstrap registry names no RDAP server for ${what}` };
   }
   const attempts: RdapAttempt[] = [];

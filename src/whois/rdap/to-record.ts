@@ -1,5 +1,5 @@
 import { rangeToPrefixes } from '../ip-ranges.ts';
-import { emptyDomainRecord, ipRecord, type WhoisRecord } from '../record.ts';
+import { asnRecord, emptyDomainRecord, ipRecord, type WhoisRecord } from '../record.ts';
 import type { ParsedIpWhois } from '../types.ts';
 
 /**
@@ -33,6 +33,8 @@ export interface RdapObject {
   country?: unknown;
   port43?: unknown;
   cidr0_cidrs?: unknown;
+  startAutnum?: unknown;
+  endAutnum?: unknown;
 }
 
 const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
@@ -151,6 +153,32 @@ const REGISTRY_BY_PORT43: Readonly<Record<string, ParsedIpWhois['registry']>> = 
   'whois.lacnic.net': 'lacnic',
 };
 
+function countryCode(value: unknown): string | null {
+  const country = text(value);
+  return country && /^[a-z]{2}$/i.test(country) ? country.toUpperCase() : null;
+}
+
+function holderName(object: RdapObject): string | null {
+  const holder = entitiesWithRole(object.entities, 'registrant')[0];
+  return holder ? (vcardName(holder) ?? vcardName(holder, 'org')) : null;
+}
+
+const autnumNumber = (value: unknown): number | null =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : null;
+
+/** An RDAP autnum object (RFC 9083 §5.5) as the response's `parsed` for an AS number. */
+export function recordFromRdapAutnum(autnum: RdapObject): WhoisRecord {
+  const first = autnumNumber(autnum.startAutnum);
+  const last = autnumNumber(autnum.endAutnum) ?? first;
+  return asnRecord({
+    network_name: text(autnum.name),
+    organisation: holderName(autnum),
+    country: countryCode(autnum.country),
+    registry: REGISTRY_BY_PORT43[text(autnum.port43)?.toLowerCase() ?? ''] ?? null,
+    asn_range: first !== null && last !== null ? `AS${first} - AS${last}` : null,
+  });
+}
+
 /** An RDAP IP network object as the response's `parsed` for an IP target. */
 export function recordFromRdapNetwork(network: RdapObject): WhoisRecord {
   const start = text(network.startAddress);
@@ -162,14 +190,12 @@ export function recordFromRdapNetwork(network: RdapObject): WhoisRecord {
       return prefix !== null && typeof entry.length === 'number' ? `${prefix}/${entry.length}` : null;
     })
     .filter((cidr): cidr is string => cidr !== null);
-  const holder = entitiesWithRole(network.entities, 'registrant')[0];
-  const country = text(network.country);
   return ipRecord({
     network_name: text(network.name),
-    organisation: holder ? (vcardName(holder) ?? vcardName(holder, 'org')) : null,
+    organisation: holderName(network),
     cidr: cidrs.length > 0 ? cidrs : start && end ? rangeToPrefixes(start, end) : [],
     range: start && end ? `${start} - ${end}` : null,
-    country: country && /^[a-z]{2}$/i.test(country) ? country.toUpperCase() : null,
+    country: countryCode(network.country),
     registry: REGISTRY_BY_PORT43[text(network.port43)?.toLowerCase() ?? ''] ?? null,
   });
 }

@@ -1,0 +1,57 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+/**
+ * Route options read by cross-cutting hooks, declared once. A route states what it is (here:
+ * whether it counts against the caller's limits) and the hook decides from the matched route,
+ * never from the raw URL.
+ */
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * Counted against the caller's hourly and daily limits like an /api/v1 request. Routes under
+     * /api/v1 are limited without it; the plain-text paths outside it (`/ip`, `/json`, `/` when it
+     * answers text...) set it.
+     */
+    rateLimited?: boolean;
+    /**
+     * What one request of a limited route counts as, from its parsed body (a batch: its distinct
+     * items), counted all-or-nothing before the handler; throwing the catalogue's 400 for a body
+     * that cannot be counted. Without it a request counts one, as it arrives.
+     */
+    rateLimitCost?: (request: FastifyRequest) => number;
+  }
+}
+
+/** The option of a route outside /api/v1 that counts like an API request. */
+export const RATE_LIMITED = { rateLimited: true } as const;
+
+/**
+ * True when the client asks for HTML: browsers list text/html in Accept; curl (`*\/*`), wget and
+ * HTTPie do not. Derived on every request once a route uses it, so a substring test, not a full
+ * Accept parser.
+ */
+export function acceptsHtml(accept: string | undefined): boolean {
+  return accept?.toLowerCase().includes('text/html') === true;
+}
+
+/**
+ * The router constraint `answers: 'html' | 'text'`, from Accept: one path can then be two routes
+ * (`GET /` as a page for browsers, the caller's IP as text for curl), each with its own options,
+ * so the rate limiter sees from the matched route whether the request is a limited text answer.
+ */
+export function registerAnswerConstraint(app: FastifyInstance): void {
+  app.addConstraintStrategy({
+    name: 'answers',
+    storage() {
+      const handlers = new Map<string, unknown>();
+      return {
+        get: (value: string) => (handlers.get(value) ?? null) as never,
+        set: (value: string, handler: unknown) => {
+          handlers.set(value, handler);
+        },
+      };
+    },
+    deriveConstraint: (request) => (acceptsHtml(request.headers.accept) ? 'html' : 'text'),
+    mustMatchWhenDerived: false,
+  });
+}
