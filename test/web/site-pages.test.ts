@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { buildTestApp } from '../support/app.ts';
 import { chromiumSkipReason } from '../support/chromium.ts';
 import { freePort } from '../support/free-port.ts';
 import { mmdbPath } from '../support/mmdb-fixtures.ts';
@@ -136,5 +137,60 @@ test('both address families: the page asks PUBLIC_IPV4_URL and PUBLIC_IPV6_URL, 
     } finally {
       await site.close();
     }
+  }
+});
+
+test('lookups: an address and an AS as pages, from /api/v1/json/{ip} and /api/v1/asn/{asn}', { skip }, async () => {
+  const site = await startSite(CITY_TEST_DB);
+  try {
+    const asn = (await site.app.inject({ url: '/api/v1/asn/AS20712' })).json();
+    for (const width of WIDTHS) {
+      for (const scheme of ['light', 'dark'] as const) {
+        const watched = await watchedPage(site.browser, site.base, { width, scheme });
+        // The search box leads to the lookup page.
+        await watched.page.goto(`${site.base}/`);
+        await watched.page.fill('#site-search', ' as20712 ');
+        await watched.page.press('#site-search', 'Enter');
+        await watched.page.waitForURL(`${site.base}/lookup/as20712`);
+        assert.equal(await watched.page.locator('h1').textContent(), `AS20712 ${asn.name}`);
+        const text = (await watched.page.locator('main').textContent()) ?? '';
+        assert.ok(text.includes(`${asn.prefixCount.ipv4} IPv4 prefixes`), 'the IPv4 prefix count');
+        assert.ok(text.includes(asn.prefixes.ipv6[0]), 'the IPv6 prefixes listed');
+        await assertPageHealthy(watched, `/lookup/as20712 at ${width} px ${scheme}`);
+        await screenshot(watched.page, `lookup-asn-${width}-${scheme}`);
+
+        await watched.page.goto(`${site.base}/lookup/${VISITOR}`);
+        assert.equal(await watched.page.locator('h1').textContent(), VISITOR);
+        assert.ok(((await watched.page.locator('main').textContent()) ?? '').includes('London'));
+        await assertPageHealthy(watched, `/lookup/${VISITOR} at ${width} px ${scheme}`);
+        await screenshot(watched.page, `lookup-ip-${width}-${scheme}`);
+        await watched.page.context().close();
+      }
+    }
+  } finally {
+    await site.close();
+  }
+});
+
+test('lookups that fail are pages that say why, with the API status', async () => {
+  const app = await buildTestApp();
+  try {
+    const html = { accept: 'text/html' };
+    const moved = await app.inject({ url: '/lookup?q=%208.8.8.8%20', headers: html });
+    assert.equal(moved.statusCode, 303);
+    assert.equal(moved.headers.location, '/lookup/8.8.8.8');
+    assert.equal((await app.inject({ url: '/lookup?q=', headers: html })).headers.location, '/');
+
+    const name = await app.inject({ url: '/lookup/example.com', headers: html });
+    assert.equal(name.statusCode, 400);
+    assert.match(name.body, /“example\.com” is not an IP address or an AS number/);
+    assert.match(name.body, /href="\/tools\/dns\?host=example\.com&amp;type=A"/);
+
+    const unknown = await app.inject({ url: '/lookup/AS999999', headers: html });
+    assert.equal(unknown.statusCode, 404);
+    assert.match(unknown.body, /The loaded data knows no AS999999/);
+    assert.match(unknown.headers['content-type'] as string, /text\/html/);
+  } finally {
+    await app.close();
   }
 });

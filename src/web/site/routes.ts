@@ -103,7 +103,13 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
           active: 'lookup',
           query: target,
           attribution: '',
-          main: `<h1>${e(target)}</h1><p class="alert error" role="alert">${e(apiErrorText(answer))}</p>${hint}`,
+          main: `<h1>${e(target)}</h1><div class="alert error" role="alert"><p>${
+            answer.status === 400
+              ? `“${e(target)}” is not an IP address or an AS number.`
+              : answer.status === 404
+                ? `The loaded data knows no ${e(target)}.`
+                : 'The lookup failed.'
+          }</p><p>The API answered ${answer.status}: ${e(apiErrorText(answer))}</p></div>${hint}`,
         },
         answer.status,
       );
