@@ -187,9 +187,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     }),
   );
   await registerAccountRoutes(app, accounts);
-  registerDashboard(app, accounts);
+  const siteAssets = createAssetStore();
+  registerDashboard(app, accounts, siteAssets);
   registerSite(app, {
-    assets: createAssetStore(),
+    assets: siteAssets,
     trustProxy: config.trustProxy,
     publicIpv4Url: config.publicIpv4Url,
     publicIpv6Url: config.publicIpv6Url,

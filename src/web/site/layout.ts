@@ -30,6 +30,8 @@ export interface PageOptions {
   readonly styles?: readonly string[];
   /** The value of the search box (a lookup page shows what was looked up). */
   readonly query?: string;
+  /** Further `<head>` elements, already escaped (the dashboard's own files and its CSRF token). */
+  readonly head?: string;
   /** Credit the loaded IP data's licences ask for (the /json answer's X-Data-Attribution). */
   readonly attribution: string;
 }
@@ -64,6 +66,7 @@ export function renderPage(assets: AssetStore, options: PageOptions): string {
 <link rel="icon" href="${assets.url('icon.svg')}" type="image/svg+xml">
 ${styles}
 ${scripts}
+${options.head ?? ''}
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
