@@ -8,6 +8,8 @@ import { type AssetStore, registerAssetRoute } from './assets.ts';
 import { renderHome } from './home-page.ts';
 import type { IpAnswer } from './ip-view.ts';
 import { contentSecurityPolicy, type PageOptions, renderPage, sendPage } from './layout.ts';
+import { TOOLS } from './tools/definitions.ts';
+import { renderToolList, renderToolPage, toolTitle } from './tools/tool-page.ts';
 
 export interface SiteOptions {
   readonly assets: AssetStore;
@@ -90,6 +92,30 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
       }),
     });
   });
+
+  app.get('/tools', { schema: { hide: true } }, (_request, reply) =>
+    page(reply, {
+      title: 'Network tools · netinfo',
+      description: 'DNS, WHOIS, SSL, blacklist, ping and traceroute, each a page over the public API.',
+      active: 'tools',
+      attribution: '',
+      main: renderToolList(TOOLS),
+    }),
+  );
+  for (const tool of TOOLS) {
+    // The page holds only the form: its script fetches the API's answer from the browser, as any client.
+    app.get(tool.path, { schema: { hide: true } }, (request, reply) => {
+      const query = request.query as Record<string, unknown>;
+      return page(reply, {
+        title: toolTitle(tool, query),
+        description: tool.summary,
+        active: tool.key,
+        scripts: [tool.script],
+        attribution: '',
+        main: renderToolPage(tool, query),
+      });
+    });
+  }
 }
 
 function origin(url: string): string {

@@ -1,1 +1,517 @@
-// TODO
+// The tool pages. The form's state is the URL: submitting pushes the parameters into the address bar
+// and runs the tool, opening a URL with parameters runs it at once, Back and Forward rerun it. What
+// a page shows is the public API's answer, fetched from this browser like any client would, with the
+// curl command for the same call and the raw JSON beside it. ping.js and traceroute.js import the
+// helpers; this module itself runs the JSON tools (DNS, WHOIS, SSL, blacklist).
+
+/** An element with attributes (`class`, `data-*`, ...) and children (strings become text, null is skipped). */
+export function h(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value !== null && value !== undefined && value !== false) element.setAttribute(name, String(value));
+  }
+  element.append(...children.flat().filter((child) => child !== null && child !== undefined && child !== false));
+  return element;
+}
+
+/** A table in its scrolling wrapper: long values wrap or scroll inside it, never widen the page. */
+export function table(caption, headings, rows, attributes = {}) {
+  const head = h('tr', {}, ...headings.map((heading) => headingCell(heading)));
+  // Focusable and named, so a keyboard user can scroll a table wider than the screen.
+  return h(
+    'div',
+    { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': caption },
+    h(
+      'table',
+      attributes,
+      h('caption', { class: 'visually-hidden' }, caption),
+      h('thead', {}, head),
+      h('tbody', {}, ...rows),
+    ),
+  );
+}
+
+function headingCell(heading) {
+  return typeof heading === 'string'
+    ? h('th', { scope: 'col' }, heading)
+    : h('th', { scope: 'col', class: heading.class }, heading.text);
+}
+
+export const unknown = (text = 'unknown') => h('span', { class: 'unknown' }, text);
+
+export function card(title, ...children) {
+  const id = `card-${title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+  return h('section', { class: 'card', 'aria-labelledby': id }, h('h2', { id }, title), ...children);
+}
+
+/** A definition list of facts; an empty value reads "unknown", as the API gives no value. */
+export function facts(entries) {
+  return h(
+    'dl',
+    { class: 'facts' },
+    ...entries.flatMap(([term, value]) => [
+      h('dt', {}, term),
+      h('dd', {}, value === null || value === undefined || value === '' ? unknown() : value),
+    ]),
+  );
+}
+
+/** A string as one shell word: 'it'\''s'. */
+export function shellQuote(text) {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+/** A command with its copy button (site.js handles every [data-copy] button, also those added later). */
+export function codeBlock(command, label) {
+  return h(
+    'div',
+    { class: 'code' },
+    h('button', { type: 'button', class: 'copy', 'data-copy': command, 'aria-label': `Copy ${label}` }, 'Copy'),
+    h('pre', {}, h('code', {}, command)),
+  );
+}
+
+export function rawJson(summary, value) {
+  return h(
+    'details',
+    {},
+    h('summary', {}, summary),
+    h('pre', { class: 'raw', tabindex: 0 }, JSON.stringify(value, null, 2)),
+  );
+}
+
+/** The call behind the result: the curl command for it (this page's origin) and what it answered. */
+export function apiCallCard(path, answer, { stream = false } = {}) {
+  const command = `curl ${stream ? '-N ' : ''}${shellQuote(`${location.origin}${path}`)}`;
+  return card(
+    'The API call',
+    h(
+      'p',
+      {},
+      stream
+        ? 'The same stream from a terminal (-N prints each event as it arrives):'
+        : 'The same answer from a terminal:',
+    ),
+    codeBlock(command, 'the curl command'),
+    rawJson(stream ? 'Raw JSON events' : 'Raw JSON', answer),
+  );
+}
+
+/** Shows the answer so far in an API call card (a stream's events grow; an open <details> stays open). */
+export function updateRawJson(apiCard, answer) {
+  const raw = apiCard.querySelector('pre.raw');
+  if (raw) raw.textContent = JSON.stringify(answer, null, 2);
+}
+
+const plural = (count, word) => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+/** When a rate limit resets, in words: "at 14:05 (in 12 minutes)". */
+export function resetInWords(reset) {
+  const at = new Date(reset * 1000);
+  const minutes = Math.ceil((at.getTime() - Date.now()) / 60_000);
+  const time = at.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  return minutes <= 1 ? `at ${time} (within a minute)` : `at ${time} (in ${plural(minutes, 'minute')})`;
+}
+
+/** An API error in words: its own message, and what the status means for the visitor. */
+export function apiErrorText(status, body) {
+  const message = typeof body?.error === 'string' ? body.error : '';
+  if (status === 429) {
+    const when = typeof body?.reset === 'number' ? ` You can try again ${resetInWords(body.reset)}.` : '';
+    return `Too many requests: ${message || 'the rate limit is reached.'}${when}`;
+  }
+  if (status === 400) return `The API cannot use this input: ${message || 'a parameter is missing or invalid.'}`;
+  if (status === 502) return `The lookup failed upstream: ${message || 'a server this service asked did not answer.'}`;
+  if (status === 401) return `The API refused the request: ${message || 'the key is invalid or revoked.'}`;
+  return `The API answered ${status}${message ? `: ${message}` : '.'}`;
+}
+
+export function errorAlert(text) {
+  return h('p', { class: 'alert error', role: 'alert' }, text);
+}
+
+/** A failed fetch (the service unreachable, the connection dropped), in words. */
+export function networkErrorText(error) {
+  return `This service could not be reached (${error instanceof Error ? error.message : String(error)}). Check the connection and try again.`;
+}
+
+/** The page's form, its parameters and the API path they make. */
+export function readForm(form) {
+  const page = new URLSearchParams();
+  const api = new URLSearchParams();
+  for (const control of form.querySelectorAll('[name][data-api-name]')) {
+    const value = control.value.trim();
+    if (value === '') continue;
+    page.set(control.name, value);
+    api.set(control.dataset.apiName, value);
+  }
+  return { page, apiPath: `${form.dataset.api}?${api}` };
+}
+
+/** Sets the controls from a URL's parameters (Back and Forward), defaults where it says nothing. */
+function fillForm(form, parameters) {
+  for (const control of form.querySelectorAll('[name][data-api-name]')) {
+    const value = parameters.get(control.name)?.trim() || control.dataset.default || '';
+    if (
+      control instanceof HTMLSelectElement &&
+      value &&
+      ![...control.options].some((option) => option.value === value)
+    ) {
+      control.append(h('option', {}, value));
+    }
+    control.value = value;
+  }
+}
+
+function isComplete(form) {
+  return [...form.querySelectorAll('[name][data-api-name]')].every(
+    (control) => !control.required || control.value.trim() !== '',
+  );
+}
+
+/**
+ * Wires a tool page: `run({ form, apiPath, result, status, signal })` shows one run; a new run (or
+ * leaving by Back) aborts the one before.
+ */
+export function startTool(run) {
+  const form = document.querySelector('form.tool[data-tool]');
+  const result = document.getElementById('tool-result');
+  const status = document.getElementById('tool-status');
+  if (!form || !result || !status) return;
+  let controller = null;
+  const go = () => {
+    controller?.abort();
+    controller = new AbortController();
+    result.replaceChildren();
+    status.textContent = '';
+    if (!isComplete(form)) return;
+    const { page, apiPath } = readForm(form);
+    document.title = `${form.dataset.heading}: ${[...page.values()].join(' ').slice(0, 100)} · netinfo`;
+    run({ form, apiPath, result, status, signal: controller.signal }).catch((error) => {
+      if (controller?.signal.aborted) return;
+      status.textContent = '';
+      result.replaceChildren(errorAlert(networkErrorText(error)));
+    });
+  };
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const url = `${location.pathname}?${readForm(form).page}`;
+    if (url !== `${location.pathname}${location.search}`) history.pushState(null, '', url);
+    go();
+  });
+  addEventListener('popstate', () => {
+    fillForm(form, new URLSearchParams(location.search));
+    go();
+  });
+  go();
+}
+
+/** GET an API path as JSON: `{ status, ok, body }`; a body that is not JSON is null. */
+export async function getJson(path, signal) {
+  const response = await fetch(path, { signal, headers: { accept: 'application/json' } });
+  const body = await response.json().catch(() => null);
+  return { status: response.status, ok: response.ok, body };
+}
+
+/**
+ * Reads a Server-Sent Events stream of the API with fetch, calling onEvent with each `data:` JSON
+ * object as it arrives. fetch, not EventSource: EventSource cannot read the status and body of a
+ * 400 or 429 answer (it reports a bare "error" and retries), and the page must say what went wrong.
+ * Resolves `{ status, body }` for an answer that is not a stream, `{ status: 200 }` when the stream ends.
+ */
+export async function readEvents(path, signal, onEvent) {
+  const response = await fetch(path, { signal, headers: { accept: 'text/event-stream' } });
+  if (!response.ok || !response.body) {
+    return { status: response.status, body: await response.json().catch(() => null) };
+  }
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value.replaceAll('\r\n', '\n');
+    for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
+      const message = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const data = message
+        .split('\n')
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).replace(/^ /, ''))
+        .join('\n');
+      if (data) onEvent(JSON.parse(data));
+    }
+  }
+  return { status: response.status };
+}
+
+/** A date of the API (`YYYY-MM-DD` or ISO 8601) as written, without the time when it is midnight UTC. */
+export function shortDate(value) {
+  if (!value) return null;
+  return value
+    .replace(/T00:00:00(\.000)?Z$/, '')
+    .replace('T', ' ')
+    .replace(/:\d\d(\.\d+)?Z$/, ' UTC');
+}
+
+/** Seconds in words for a TTL: 3600 -> "1 h", 90 -> "1 min 30 s". */
+export function duration(seconds) {
+  const units = [
+    ['d', 86_400],
+    ['h', 3_600],
+    ['min', 60],
+    ['s', 1],
+  ];
+  const parts = [];
+  let rest = seconds;
+  for (const [unit, size] of units) {
+    if (rest >= size && parts.length < 2) {
+      parts.push(`${Math.floor(rest / size)} ${unit}`);
+      rest %= size;
+    }
+  }
+  return parts.join(' ') || '0 s';
+}
+
+// ---- The JSON tools ------------------------------------------------------------------------------
+
+function dnsResult(answer) {
+  const records = answer.records ?? [];
+  const subject = `${answer.host} ${answer.record_type}`;
+  const parts = [];
+  if (answer.status === 'NXDOMAIN') {
+    parts.push(
+      h('p', { class: 'alert warn' }, `${answer.host} does not exist (NXDOMAIN): there are no records to show.`),
+    );
+  } else if (records.length === 0) {
+    parts.push(h('p', { class: 'alert warn' }, `${answer.host} exists but has no ${answer.record_type} records.`));
+  }
+  if (records.length > 0) {
+    const rows = records.map((record) =>
+      h(
+        'tr',
+        {},
+        h('td', { class: 'mono' }, record.name),
+        h('td', {}, record.record_type),
+        h(
+          'td',
+          { class: 'num' },
+          String(record.ttl),
+          h('span', { class: 'hint-inline' }, ` (${duration(record.ttl)})`),
+        ),
+        h('td', { class: 'mono' }, record.value),
+      ),
+    );
+    parts.push(
+      table(`${subject} records`, ['Name', 'Type', { text: 'TTL (s)', class: 'num' }, 'Value'], rows, {
+        class: 'records',
+      }),
+    );
+  }
+  const summary = `${plural(records.length, 'record')} for ${subject}${answer.cached ? ', from the service’s cache (TTLs counted down)' : ''}.`;
+  return { parts: [card(`${subject}`, h('p', { class: 'hint' }, summary), ...parts)], status: summary };
+}
+
+function nameServers(list) {
+  return list?.length ? h('ul', { class: 'plain' }, ...list.map((server) => h('li', { class: 'mono' }, server))) : null;
+}
+
+function whoisResult(answer) {
+  const p = answer.parsed ?? {};
+  const parts = [];
+  if (p.registered === false) {
+    parts.push(
+      h('p', { class: 'alert warn' }, `${answer.target} is not registered: the registry has no record of it.`),
+    );
+  }
+  const statuses = p.status?.length
+    ? h('ul', { class: 'badges' }, ...p.status.map((status) => h('li', { class: 'badge' }, status)))
+    : null;
+  const entries =
+    answer.target_type === 'ip'
+      ? [
+          ['Network name', p.network_name],
+          ['Organisation', p.organisation],
+          ['Range', p.range],
+          ['CIDR', p.cidr?.length ? p.cidr.join(', ') : null],
+          ['Country', p.country],
+          ['Registry', p.registry?.toUpperCase()],
+          ['Last change', p.updated_date],
+        ]
+      : [
+          ['Domain', p.domain_name],
+          ['Registrar', p.registrar],
+          ['Registered on', p.creation_date],
+          ['Expires on', p.expiration_date],
+          ['Last change', p.updated_date],
+          ['Name servers', nameServers(p.name_servers)],
+          ['Status', statuses],
+          ['DNSSEC', p.dnssec],
+        ];
+  parts.push(facts(entries));
+  const source = `Source: ${answer.source === 'rdap' ? 'RDAP' : 'WHOIS'}, asked ${shortDate(answer.queried_at)}${answer.cached ? ' (from the service’s cache)' : ''}.`;
+  parts.push(h('p', { class: 'hint' }, source));
+  const servers = (answer.servers ?? []).map((step) =>
+    h(
+      'tr',
+      {},
+      h('td', {}, step.protocol.toUpperCase()),
+      h('td', { class: 'mono' }, step.server),
+      h('td', { class: 'mono' }, step.query ?? ''),
+      h(
+        'td',
+        {},
+        step.error
+          ? h('span', { class: 'badge bad' }, step.error)
+          : [step.referral ? `answered, referred to ${step.referral}` : 'answered', step.note ? `; ${step.note}` : ''],
+      ),
+      h('td', { class: 'num' }, `${step.duration_ms} ms`),
+    ),
+  );
+  const chain = h(
+    'details',
+    {},
+    h('summary', {}, `Servers asked (${servers.length})`),
+    table('Servers asked', ['Protocol', 'Server', 'Query', 'Result', { text: 'Time', class: 'num' }], servers),
+  );
+  const raw = h(
+    'details',
+    {},
+    h('summary', {}, answer.source === 'rdap' ? 'Raw RDAP answer' : 'Raw WHOIS answer'),
+    h('pre', { class: 'raw', tabindex: 0 }, answer.raw),
+  );
+  return { parts: [card(answer.target, ...parts, chain, raw)], status: `WHOIS of ${answer.target} shown.` };
+}
+
+function sslVerdict(answer) {
+  const days = answer.days_remaining;
+  const until = shortDate(answer.valid_to);
+  if (!answer.valid) {
+    const reasons = (answer.validation_errors ?? []).map((error) => error.message).join('; ');
+    const expiry =
+      days < 0
+        ? `It expired ${plural(-days, 'day')} ago (${until}).`
+        : `It expires on ${until}, in ${plural(days, 'day')}.`;
+    return {
+      kind: 'bad',
+      text: `Not valid: ${reasons || answer.validation_error || 'the certificate failed verification'}.`,
+      detail: expiry,
+    };
+  }
+  if (days < 30)
+    return {
+      kind: 'warn',
+      text: `Valid, but expires soon: ${plural(days, 'day')} left.`,
+      detail: `Valid until ${until}.`,
+    };
+  return { kind: 'good', text: `Valid: ${plural(days, 'day')} left.`, detail: `Valid until ${until}.` };
+}
+
+function sslResult(answer) {
+  const verdict = sslVerdict(answer);
+  const key = [answer.key_type, answer.key_curve, answer.bits ? `${answer.bits} bits` : null]
+    .filter(Boolean)
+    .join(', ');
+  const names = answer.alt_names?.length
+    ? h('ul', { class: 'plain' }, ...answer.alt_names.map((name) => h('li', { class: 'mono' }, name)))
+    : null;
+  const certificate = card(
+    `Certificate of ${answer.host}`,
+    h('p', { class: `verdict ${verdict.kind}` }, verdict.text),
+    h('p', {}, verdict.detail),
+    facts([
+      ['Subject', answer.subject],
+      ['Alternative names', names],
+      ['Issuer', [answer.issuer, answer.issuer_org ? ` (${answer.issuer_org})` : ''].join('')],
+      ['Valid from', shortDate(answer.valid_from)],
+      ['Valid to', shortDate(answer.valid_to)],
+      ['Key', key],
+      ['Signature', answer.signature_algorithm],
+      ['Protocol', [answer.protocol, answer.cipher].filter(Boolean).join(', ')],
+      ['Server', `${answer.address} port ${answer.port}`],
+      ['Serial', h('span', { class: 'mono' }, answer.serial)],
+      ['SHA-256', h('span', { class: 'mono' }, answer.fingerprint)],
+    ]),
+  );
+  const chainRows = (answer.chain ?? []).map((link, index) =>
+    h(
+      'tr',
+      {},
+      h('td', { class: 'num' }, String(index)),
+      h('td', {}, link.subject),
+      h('td', {}, link.issuer),
+      h('td', {}, shortDate(link.valid_to)),
+    ),
+  );
+  const chain = card(
+    'Chain',
+    table('Certificate chain', [{ text: '#', class: 'num' }, 'Subject', 'Issuer', 'Valid to'], chainRows),
+  );
+  return { parts: [h('div', { class: 'grid' }, certificate, chain)], status: verdict.text };
+}
+
+const LIST_STATUS = {
+  listed: ['bad', 'listed'],
+  not_listed: ['good', 'not listed'],
+  error: ['warn', 'error'],
+};
+
+function blacklistResult(answer) {
+  const { total, listed, errors = 0 } = answer;
+  let verdict;
+  if (listed > 0) verdict = { kind: 'bad', text: `Listed on ${listed} of ${plural(total, 'list')}.` };
+  else if (errors > 0)
+    verdict = {
+      kind: 'warn',
+      text: `Not listed on ${total - errors} of ${plural(total, 'list')}; ${errors} could not answer, so they say nothing either way.`,
+    };
+  else verdict = { kind: 'good', text: `Not listed on any of the ${plural(total, 'list')}.` };
+  const rows = (answer.results ?? []).map((result) => {
+    const status = result.status ?? (result.listed ? 'listed' : 'not_listed');
+    const [kind, word] = LIST_STATUS[status] ?? ['warn', status];
+    const details = [
+      result.return_codes?.length ? `Returned ${result.return_codes.join(', ')}.` : '',
+      result.reason ? ` ${result.reason}` : '',
+      result.error ? ` ${result.error}` : '',
+    ]
+      .join('')
+      .trim();
+    return h(
+      'tr',
+      { 'data-status': status },
+      h('td', {}, result.name),
+      h('td', { class: 'mono' }, result.zone),
+      h('td', {}, h('span', { class: `badge ${kind}` }, word)),
+      h('td', {}, details),
+    );
+  });
+  return {
+    parts: [
+      card(
+        answer.ip,
+        h('p', { class: `verdict ${verdict.kind}` }, verdict.text),
+        answer.cached ? h('p', { class: 'hint' }, 'From the service’s cache.') : null,
+        table(`Blacklists for ${answer.ip}`, ['List', 'Zone', 'Result', 'Details'], rows),
+      ),
+    ],
+    status: verdict.text,
+  };
+}
+
+const RENDERERS = { dns: dnsResult, whois: whoisResult, ssl: sslResult, blacklist: blacklistResult };
+
+async function runJsonTool({ form, apiPath, result, status, signal }) {
+  status.textContent = 'Asking the API…';
+  const answer = await getJson(apiPath, signal);
+  if (signal.aborted) return;
+  if (answer.ok) {
+    const shown = RENDERERS[form.dataset.tool](answer.body);
+    result.replaceChildren(...shown.parts, apiCallCard(apiPath, answer.body));
+    status.textContent = shown.status;
+  } else {
+    const text = apiErrorText(answer.status, answer.body);
+    result.replaceChildren(errorAlert(text), apiCallCard(apiPath, answer.body));
+    status.textContent = '';
+  }
+}
+
+if (RENDERERS[document.querySelector('form.tool[data-tool]')?.dataset.tool]) startTool(runJsonTool);
