@@ -277,7 +277,7 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
     for (const width of WIDTHS) {
       const { page, failures } = await open(width, '/tools/blacklist?ip=127.0.0.2');
       await page.locator('.verdict').waitFor();
-      assert.equal(await page.locator('.verdict.bad').textContent(), 'Listed on 1 of 3 lists.');
+      assert.equal(await page.locator('.verdict.bad').textContent(), 'Listed on 1 of 3 lists; 1 could not answer.');
       const rows = page.locator('.tool-result tbody tr');
       assert.deepEqual(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-status'))), [
         'listed',

@@ -1,10 +1,22 @@
 // The ping page: reads /api/v1/ping's events as they arrive and grows a latency chart (an SVG drawn
 // here: x the request number, y the round trip), a table of replies and, at the end, the summary.
-import { apiCallCard, apiErrorText, card, errorAlert, h, readEvents, startTool, table, updateRawJson } from './tool.js';
+import {
+  apiCallCard,
+  apiErrorText,
+  card,
+  errorAlert,
+  h,
+  labelCells,
+  readEvents,
+  say,
+  startTool,
+  table,
+  updateRawJson,
+} from './tool.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const HEIGHT = 220;
-const PAD = { left: 52, right: 14, top: 16, bottom: 30 };
+const PAD = { left: 62, right: 14, top: 16, bottom: 30 };
 
 function svg(tag, attributes = {}, text) {
   const element = document.createElementNS(SVG, tag);
@@ -25,10 +37,10 @@ const ms = (value) => `${Number(value.toPrecision(3))} ms`;
 /**
  * Draws the chart for the results so far: one point per reply, a mark on the top edge per timeout,
  * grid lines and axis labels. Redrawn whole on every event (at most 10 points) and on resize; its
- * width follows the card's, so labels keep their size at any width.
+ * width is the width it is shown at (one unit a pixel), so labels keep their size at any width.
  */
 function drawChart(chart, results, count) {
-  const width = Math.max(280, Math.round(chart.parentElement?.clientWidth ?? 600));
+  const width = Math.max(260, Math.round(chart.getBoundingClientRect().width || 600));
   const replies = results.filter((result) => result.type === 'reply');
   const lost = results.filter((result) => result.type === 'timeout');
   const top = niceMax(Math.max(0, ...replies.map((reply) => reply.time_ms)));
@@ -79,6 +91,14 @@ function drawChart(chart, results, count) {
   );
 }
 
+const HEADINGS = [
+  { text: 'Request', class: 'num' },
+  'Result',
+  'From',
+  { text: 'Time', class: 'num' },
+  { text: 'TTL', class: 'num' },
+];
+
 function resultRow(event) {
   if (event.type === 'reply') {
     return h(
@@ -100,7 +120,7 @@ function resultRow(event) {
     { class: 'lost-row' },
     h('td', { class: 'num' }, String(event.seq)),
     h('td', {}, h('span', { class: 'badge bad' }, 'lost')),
-    h('td', { colspan: 3 }, why),
+    h('td', { colspan: 3, 'data-label': 'Why' }, why),
   );
 }
 
@@ -133,17 +153,7 @@ async function runPing({ form, apiPath, result, status, signal }) {
   const summary = h('div', { 'aria-live': 'polite' });
   const heading = h('p', { class: 'hint' }, 'Starting…');
   const api = apiCallCard(apiPath, events, { stream: true });
-  const replies = table(
-    'Replies',
-    [
-      { text: 'Request', class: 'num' },
-      'Result',
-      'From',
-      { text: 'Time', class: 'num' },
-      { text: 'TTL', class: 'num' },
-    ],
-    [],
-  );
+  const replies = table('Replies', HEADINGS, []);
   const rows = replies.querySelector('tbody');
   result.replaceChildren(card('Round-trip times', heading, chart, summary), card('Replies', replies), api);
   const redraw = () => drawChart(chart, results, count);
@@ -151,7 +161,7 @@ async function runPing({ form, apiPath, result, status, signal }) {
   const observer = new ResizeObserver(redraw);
   observer.observe(result);
   signal.addEventListener('abort', () => observer.disconnect());
-  status.textContent = 'Pinging…';
+  say(status, 'Pinging…', true);
   let finished = false;
   const answer = await readEvents(apiPath, signal, (event) => {
     events.push(event);
@@ -163,20 +173,20 @@ async function runPing({ form, apiPath, result, status, signal }) {
       const earlier = results.findIndex((known) => known.seq === event.seq);
       if (earlier === -1) {
         results.push(event);
-        rows.append(resultRow(event));
+        rows.append(labelCells(resultRow(event), HEADINGS));
       } else {
         results[earlier] = event;
-        rows.children[earlier]?.replaceWith(resultRow(event));
+        rows.children[earlier]?.replaceWith(labelCells(resultRow(event), HEADINGS));
       }
       redraw();
     } else if (event.type === 'done') {
       finished = true;
       summary.replaceChildren(summaryLine(event));
-      status.textContent = `Done: ${event.packets_received} of ${event.packets_sent} replies, ${event.packet_loss}% loss.`;
+      say(status, `Done: ${event.packets_received} of ${event.packets_sent} replies, ${event.packet_loss}% loss.`);
     } else if (event.type === 'error') {
       finished = true;
       summary.replaceChildren(errorAlert(`Ping stopped: ${event.message}`));
-      status.textContent = '';
+      say(status, '');
     }
   });
   if (signal.aborted) return;
@@ -185,10 +195,10 @@ async function runPing({ form, apiPath, result, status, signal }) {
       errorAlert(apiErrorText(answer.status, answer.body)),
       apiCallCard(apiPath, answer.body, { stream: true }),
     );
-    status.textContent = '';
+    say(status, '');
   } else if (!finished) {
     summary.replaceChildren(errorAlert('The stream ended before ping finished.'));
-    status.textContent = '';
+    say(status, '');
   }
 }
 

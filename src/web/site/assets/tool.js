@@ -14,9 +14,15 @@ export function h(tag, attributes = {}, ...children) {
   return element;
 }
 
-/** A table in its scrolling wrapper: long values wrap or scroll inside it, never widen the page. */
+/**
+ * A table in its scrolling wrapper: long values wrap or scroll inside it, never widen the page. On
+ * a narrow screen each row stacks, every cell under its heading (`data-label`, see site.css);
+ * a row added later gets its labels from labelCells.
+ */
 export function table(caption, headings, rows, attributes = {}) {
   const head = h('tr', {}, ...headings.map((heading) => headingCell(heading)));
+  for (const row of rows) labelCells(row, headings);
+  attributes = { ...attributes, class: `stack${attributes.class ? ` ${attributes.class}` : ''}` };
   // Focusable and named, so a keyboard user can scroll a table wider than the screen.
   return h(
     'div',
@@ -29,6 +35,19 @@ export function table(caption, headings, rows, attributes = {}) {
       h('tbody', {}, ...rows),
     ),
   );
+}
+
+/** Names each cell of a row by its column's heading (a cell spanning columns takes the first), unless named already. */
+export function labelCells(row, headings) {
+  let column = 0;
+  for (const cell of row.children) {
+    const heading = headings[column];
+    if (heading !== undefined && !cell.hasAttribute('data-label')) {
+      cell.setAttribute('data-label', typeof heading === 'string' ? heading : heading.text);
+    }
+    column += cell.colSpan || 1;
+  }
+  return row;
 }
 
 function headingCell(heading) {
@@ -135,6 +154,15 @@ export function networkErrorText(error) {
   return `This service could not be reached (${error instanceof Error ? error.message : String(error)}). Check the connection and try again.`;
 }
 
+/**
+ * Says how a run goes in the page's status line (role=status: screen readers announce it). Shown
+ * while busy; a final summary is for screen readers only, as the result itself shows it.
+ */
+export function say(status, text, busy = false) {
+  status.textContent = text;
+  status.classList.toggle('visually-hidden', !busy);
+}
+
 /** The page's form, its parameters and the API path they make. */
 export function readForm(form) {
   const page = new URLSearchParams();
@@ -183,13 +211,13 @@ export function startTool(run) {
     controller?.abort();
     controller = new AbortController();
     result.replaceChildren();
-    status.textContent = '';
+    say(status, '');
     if (!isComplete(form)) return;
     const { page, apiPath } = readForm(form);
     document.title = `${form.dataset.heading}: ${[...page.values()].join(' ').slice(0, 100)} · netinfo`;
     run({ form, apiPath, result, status, signal: controller.signal }).catch((error) => {
       if (controller?.signal.aborted) return;
-      status.textContent = '';
+      say(status, '');
       result.replaceChildren(errorAlert(networkErrorText(error)));
     });
   };
@@ -458,7 +486,11 @@ const LIST_STATUS = {
 function blacklistResult(answer) {
   const { total, listed, errors = 0 } = answer;
   let verdict;
-  if (listed > 0) verdict = { kind: 'bad', text: `Listed on ${listed} of ${plural(total, 'list')}.` };
+  if (listed > 0)
+    verdict = {
+      kind: 'bad',
+      text: `Listed on ${listed} of ${plural(total, 'list')}${errors > 0 ? `; ${errors} could not answer` : ''}.`,
+    };
   else if (errors > 0)
     verdict = {
       kind: 'warn',
@@ -500,17 +532,17 @@ function blacklistResult(answer) {
 const RENDERERS = { dns: dnsResult, whois: whoisResult, ssl: sslResult, blacklist: blacklistResult };
 
 async function runJsonTool({ form, apiPath, result, status, signal }) {
-  status.textContent = 'Asking the API…';
+  say(status, 'Asking the API…', true);
   const answer = await getJson(apiPath, signal);
   if (signal.aborted) return;
   if (answer.ok) {
     const shown = RENDERERS[form.dataset.tool](answer.body);
     result.replaceChildren(...shown.parts, apiCallCard(apiPath, answer.body));
-    status.textContent = shown.status;
+    say(status, shown.status);
   } else {
     const text = apiErrorText(answer.status, answer.body);
     result.replaceChildren(errorAlert(text), apiCallCard(apiPath, answer.body));
-    status.textContent = '';
+    say(status, '');
   }
 }
 

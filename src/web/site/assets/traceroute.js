@@ -8,7 +8,9 @@ import {
   codeBlock,
   errorAlert,
   h,
+  labelCells,
   readEvents,
+  say,
   shellQuote,
   startTool,
   table,
@@ -17,6 +19,15 @@ import {
 } from './tool.js';
 
 const ms = (value) => `${Number(value.toPrecision(3))} ms`;
+
+const HEADINGS = [
+  { text: 'Hop', class: 'num' },
+  'Address',
+  'Host name',
+  { text: 'Round trip', class: 'num' },
+  'Country',
+  'Network',
+];
 
 function hopRow(event) {
   const silent = event.ip === null;
@@ -115,19 +126,14 @@ async function locateHops(rows, batchCard, signal) {
 async function runTraceroute({ apiPath, result, status, signal }) {
   const events = [];
   const heading = h('p', { class: 'hint' }, 'Starting…');
-  const hops = table(
-    'Hops',
-    [{ text: 'Hop', class: 'num' }, 'Address', 'Host name', { text: 'Round trip', class: 'num' }, 'Country', 'Network'],
-    [],
-    { id: 'hops' },
-  );
+  const hops = table('Hops', HEADINGS, [], { id: 'hops' });
   const rows = hops.querySelector('tbody');
   const outcome = h('div', { 'aria-live': 'polite' });
   const api = apiCallCard(apiPath, events, { stream: true });
   const batchCard = h('div', {});
   api.append(batchCard);
   result.replaceChildren(card('Route', heading, hops, outcome), api);
-  status.textContent = 'Tracing…';
+  say(status, 'Tracing…', true);
   let done = null;
   const answer = await readEvents(apiPath, signal, (event) => {
     events.push(event);
@@ -135,8 +141,8 @@ async function runTraceroute({ apiPath, result, status, signal }) {
     if (event.type === 'start') {
       heading.textContent = `Route to ${event.host}${event.host === event.resolved_ip ? '' : ` (${event.resolved_ip})`}, as the hops answer.`;
     } else if (event.type === 'hop') {
-      rows?.append(hopRow(event));
-      status.textContent = `Hop ${event.hop}…`;
+      rows?.append(labelCells(hopRow(event), HEADINGS));
+      say(status, `Hop ${event.hop}…`, true);
     } else if (event.type === 'done') {
       done = event;
       outcome.replaceChildren(
@@ -148,10 +154,10 @@ async function runTraceroute({ apiPath, result, status, signal }) {
             : `Not reached: traceroute stopped after ${event.total_hops} hops.`,
         ),
       );
-      status.textContent = event.reached ? `Reached in ${event.total_hops} hops.` : 'Destination not reached.';
+      say(status, event.reached ? `Reached in ${event.total_hops} hops.` : 'Destination not reached.');
     } else if (event.type === 'error') {
       outcome.replaceChildren(errorAlert(`Traceroute stopped: ${event.message}`));
-      status.textContent = '';
+      say(status, '');
     }
   });
   if (signal.aborted) return;
@@ -160,7 +166,7 @@ async function runTraceroute({ apiPath, result, status, signal }) {
       errorAlert(apiErrorText(answer.status, answer.body)),
       apiCallCard(apiPath, answer.body, { stream: true }),
     );
-    status.textContent = '';
+    say(status, '');
     return;
   }
   if (!done && !events.some((event) => event.type === 'error')) {
