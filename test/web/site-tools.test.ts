@@ -227,6 +227,10 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
         /^Too many requests: .+ You can try again at \d\d:\d\d\s?([AP]M)? \((in \d+ minutes|within a minute)\)\.$/,
       );
       await page.screenshot({ path: path.join(SCREENSHOTS, 'dns-429-375-light.png'), fullPage: true });
+      // A stream refused before it starts is a JSON error too, read from the same fetch.
+      await page.goto(`http://127.0.0.1:${port}/tools/ping?host=127.0.0.1`);
+      await page.locator('.alert.error', { hasText: /^Too many requests: .+ You can try again at / }).waitFor();
+      assert.equal(await page.locator('svg.chart').count(), 0);
       await page.close();
     } finally {
       await limited.close();
@@ -333,13 +337,21 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
     }
   });
 
+  it('Ping: an error event in the stream is shown in words', async () => {
+    const { page, failures } = await open(375, '/tools/ping?host=nowhere.example.test&count=2');
+    const alert = page.locator('.alert.error');
+    await alert.waitFor();
+    assert.match((await alert.textContent()) ?? '', /^Ping stopped: .*nowhere\.example\.test/);
+    await checkPage(page, failures, 'ping-error-375');
+  });
+
   it('Traceroute: the hop table fills row by row, then one batch call adds country and network', async () => {
     for (const width of WIDTHS) {
       const batches: unknown[] = [];
       const { page, failures } = await open(width, '/tools/traceroute');
       await page.route('**/api/v1/batch', async (route) => {
         batches.push(route.request().postDataJSON());
-        await route.fulfill({ json: BATCH_ANSWER });
+        await route.fulfill({ json: BATCH_ANSWER, headers: { 'x-data-attribution': 'Example data, CC BY 4.0' } });
       });
       await page.getByLabel('Host name or IP address').fill('127.0.0.1');
       await page.getByRole('button', { name: 'Trace' }).click();
@@ -362,6 +374,7 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
         ['4', '127.0.0.1', 'no name', '0.028 ms', 'unknown', 'unknown'],
       ]);
       assert.equal(await rows.nth(2).locator('a').getAttribute('href'), '/lookup/AS64500');
+      await page.getByText('Countries and networks: Example data, CC BY 4.0.').waitFor();
       await checkPage(page, failures, `traceroute-${width}`);
     }
   });

@@ -49,7 +49,17 @@ function asset(body: Buffer, name: string): Asset {
 export function createAssetStore(): AssetStore {
   const assets = new Map<string, Asset>();
   const own = path.join(import.meta.dirname, 'assets');
-  for (const name of ['site.css', 'site.js', 'home.js', 'tool.js', 'ping.js', 'traceroute.js', 'docs.js', 'icon.svg']) {
+  for (const name of [
+    'site.css',
+    'site.js',
+    'home.js',
+    'tool.js',
+    'json-tools.js',
+    'ping.js',
+    'traceroute.js',
+    'docs.js',
+    'icon.svg',
+  ]) {
     assets.set(name, asset(readFileSync(path.join(own, name)), name));
   }
   assets.set('world.svg', asset(Buffer.from(worldMapSvg()), 'world.svg'));

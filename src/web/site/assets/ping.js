@@ -155,7 +155,8 @@ async function runPing({ form, apiPath, result, status, signal }) {
   const api = apiCallCard(apiPath, events, { stream: true });
   const replies = table('Replies', HEADINGS, []);
   const rows = replies.querySelector('tbody');
-  result.replaceChildren(card('Round-trip times', heading, chart, summary), card('Replies', replies), api);
+  const repliesCard = card('Replies', replies);
+  result.replaceChildren(card('Round-trip times', heading, chart, summary), repliesCard, api);
   const redraw = () => drawChart(chart, results, count);
   redraw();
   const observer = new ResizeObserver(redraw);
@@ -187,6 +188,12 @@ async function runPing({ form, apiPath, result, status, signal }) {
       finished = true;
       summary.replaceChildren(errorAlert(`Ping stopped: ${event.message}`));
       say(status, '');
+      if (results.length === 0) {
+        // Nothing was measured: no empty chart and table, only what went wrong.
+        heading.remove();
+        chart.remove();
+        repliesCard.remove();
+      }
     }
   });
   if (signal.aborted) return;

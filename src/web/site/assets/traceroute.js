@@ -81,7 +81,7 @@ function locate(row, answer) {
   );
 }
 
-async function locateHops(rows, batchCard, signal) {
+async function locateHops(rows, batchCard, notes, signal) {
   const addresses = [...new Set(rows.map((row) => row.dataset.ip).filter(Boolean))];
   if (addresses.length === 0) return;
   const body = JSON.stringify(addresses);
@@ -94,6 +94,7 @@ async function locateHops(rows, batchCard, signal) {
   );
   let answers = null;
   let problem = null;
+  let credit = null;
   try {
     const response = await fetch('/api/v1/batch', {
       method: 'POST',
@@ -102,6 +103,8 @@ async function locateHops(rows, batchCard, signal) {
       body,
     });
     const json = await response.json().catch(() => null);
+    // The IP data's licences ask for credit wherever it is shown (the API sends it with each answer).
+    credit = response.headers.get('x-data-attribution');
     if (response.ok && json && typeof json === 'object') answers = json;
     else problem = apiErrorText(response.status, json);
   } catch (error) {
@@ -111,7 +114,8 @@ async function locateHops(rows, batchCard, signal) {
   if (signal.aborted) return;
   for (const row of rows)
     if (row.dataset.ip) locate(row, answers?.[row.dataset.ip] ?? (problem ? { error: problem } : null));
-  if (problem) batchCard.append(h('p', { class: 'alert warn' }, `Countries and networks are unknown: ${problem}`));
+  if (problem) notes.append(h('p', { class: 'alert warn' }, `Countries and networks are unknown: ${problem}`));
+  else if (credit) notes.append(h('p', { class: 'hint' }, `Countries and networks: ${credit}.`));
   else
     batchCard.append(
       h(
@@ -129,10 +133,11 @@ async function runTraceroute({ apiPath, result, status, signal }) {
   const hops = table('Hops', HEADINGS, [], { id: 'hops' });
   const rows = hops.querySelector('tbody');
   const outcome = h('div', { 'aria-live': 'polite' });
+  const notes = h('div', {});
   const api = apiCallCard(apiPath, events, { stream: true });
   const batchCard = h('div', {});
   api.append(batchCard);
-  result.replaceChildren(card('Route', heading, hops, outcome), api);
+  result.replaceChildren(card('Route', heading, hops, outcome, notes), api);
   say(status, 'Tracing…', true);
   let done = null;
   const answer = await readEvents(apiPath, signal, (event) => {
@@ -158,6 +163,10 @@ async function runTraceroute({ apiPath, result, status, signal }) {
     } else if (event.type === 'error') {
       outcome.replaceChildren(errorAlert(`Traceroute stopped: ${event.message}`));
       say(status, '');
+      if (rows?.children.length === 0) {
+        heading.remove();
+        hops.remove();
+      }
     }
   });
   if (signal.aborted) return;
@@ -173,7 +182,7 @@ async function runTraceroute({ apiPath, result, status, signal }) {
     outcome.replaceChildren(errorAlert('The stream ended before traceroute finished.'));
   }
   // The hops so far are worth locating even when the trace stopped early.
-  await locateHops([...(rows?.children ?? [])], batchCard, signal);
+  await locateHops([...(rows?.children ?? [])], batchCard, notes, signal);
 }
 
 startTool(runTraceroute);

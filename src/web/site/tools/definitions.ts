@@ -30,8 +30,8 @@ export interface ToolDefinition {
   readonly api: string;
   /** Server-Sent Events (ping, traceroute) rather than one JSON answer. */
   readonly stream: boolean;
-  /** The page's module: tool.js runs the JSON tools, ping.js and traceroute.js the streams. */
-  readonly script: 'tool.js' | 'ping.js' | 'traceroute.js';
+  /** The page's module: json-tools.js runs the JSON tools, ping.js and traceroute.js the streams (all over tool.js). */
+  readonly script: 'json-tools.js' | 'ping.js' | 'traceroute.js';
   readonly submit: string;
   readonly fields: readonly ToolField[];
 }
@@ -45,7 +45,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     summary: 'The DNS records of one type for a host name, with their TTLs.',
     api: '/api/v1/dns',
     stream: false,
-    script: 'tool.js',
+    script: 'json-tools.js',
     submit: 'Look up',
     fields: [
       {
@@ -76,7 +76,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     summary: 'Who registered a domain or holds an IP address block, from the registries’ WHOIS or RDAP servers.',
     api: '/api/v1/whois',
     stream: false,
-    script: 'tool.js',
+    script: 'json-tools.js',
     submit: 'Look up',
     fields: [
       {
@@ -96,7 +96,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     summary: 'The TLS certificate a host serves on port 443: whether it is valid, and for how many more days.',
     api: '/api/v1/ssl',
     stream: false,
-    script: 'tool.js',
+    script: 'json-tools.js',
     submit: 'Check',
     fields: [
       { name: 'host', api: 'host', label: 'Host name', kind: 'text', required: true, placeholder: 'example.com' },
@@ -109,7 +109,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     summary: 'Whether an IPv4 address is listed on the DNS blacklists mail servers consult.',
     api: '/api/v1/blacklist',
     stream: false,
-    script: 'tool.js',
+    script: 'json-tools.js',
     submit: 'Check',
     fields: [{ name: 'ip', api: 'ip', label: 'IPv4 address', kind: 'text', required: true, placeholder: '192.0.2.1' }],
   },
