@@ -55,7 +55,7 @@ export const TOOLS: readonly ToolDefinition[] = [
         kind: 'text',
         required: true,
         placeholder: 'example.com',
-        hint: 'For PTR, an IP address.',
+        hint: 'For a PTR record, give the IP address as the host name.',
       },
       {
         name: 'type',
