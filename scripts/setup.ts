@@ -10,7 +10,7 @@ if (major < 24) {
     `netinfo: running on Node ${process.versions.node}; the project's scripts use Node 24 from node_modules/.bin.`,
   );
 }
-ensureSystemPackages('runtime', 'used by /api/v1/ping and /api/v1/traceroute');
+ensureSystemPackages('runtime');
 
 // The embedded IP data (GeoLite2 City, the ASN ranges) is decompressed and compiled once into
 // DATA_DIR, so that the first start is ready as fast as every later one (see README, "Data").

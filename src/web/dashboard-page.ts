@@ -130,7 +130,7 @@ ${usageRow('Today (UTC)', overview.usage.daily.used, overview.usage.daily.limit,
 </section>
 <section class="card" aria-labelledby="keys-title">
 <h2 id="keys-title" tabindex="-1">Active keys</h2>
-<p id="no-keys"${keys.length > 0 ? ' hidden' : ''}>No keys yet.</p>
+<p id="no-keys"${keys.length > 0 ? ' hidden' : ''}>No active keys. Create one above.</p>
 <table id="keys-table"${keys.length === 0 ? ' hidden' : ''}>
 <caption class="visually-hidden">Your active API keys</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>

@@ -2,9 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { updatePlanFromConfig } from '../../src/ipinfo/updater/source-urls.ts';
-import { mmdbFixturesPresent, mmdbPath } from '../support/mmdb-fixtures.ts';
+import { mmdbPath } from '../support/mmdb-fixtures.ts';
 
-const skip = mmdbFixturesPresent ? false : 'shared fixtures absent (../shared/fixtures/mmdb)';
 const base = { DNS_SERVERS: '127.0.0.1:9' };
 
 describe('IP data settings', () => {
@@ -33,7 +32,7 @@ describe('IP data settings', () => {
     assert.equal(plan.licenseKey, 'k');
   });
 
-  it('operator databases are opened at startup: a wrong kind or a missing file names the variable', { skip }, () => {
+  it('operator databases are opened at startup: a wrong kind or a missing file names the variable', () => {
     const config = loadConfig({
       ...base,
       GEOIP_CITY_DB: mmdbPath('GeoIP2-City-Test'),

@@ -10,9 +10,7 @@ import {
 } from '../../src/ipinfo/geo.ts';
 import type { FeedName, IpData } from '../../src/ipinfo/ip-data.ts';
 import { buildSecurityFeeds, type SecurityFeedData } from '../../src/ipinfo/security-feeds.ts';
-import { mmdb, mmdbFixturesPresent } from '../support/mmdb-fixtures.ts';
-
-const skip = mmdbFixturesPresent ? false : 'shared fixtures absent (../shared/fixtures/mmdb)';
+import { mmdb } from '../support/mmdb-fixtures.ts';
 
 function ipData(parts: Partial<IpData> & { feedData?: SecurityFeedData; feedNames?: FeedName[] } = {}): IpData {
   const { feedData = {}, feedNames = [], ...rest } = parts;
@@ -69,7 +67,7 @@ describe('describeIp: class and bogons', () => {
     });
   }
 
-  it('a bogon gets no location, network, type or security flags, even with data that would answer', { skip }, () => {
+  it('a bogon gets no location, network, type or security flags, even with data that would answer', () => {
     const data = ipData({
       location: createLocationReader(mmdb('GeoIP2-City-Test')),
       anonymity: createAnonymityReader(mmdb('GeoIP2-Anonymous-IP-Test')),
@@ -88,7 +86,7 @@ describe('describeIp: class and bogons', () => {
   });
 });
 
-describe('describeIp: type, from the strongest evidence available', { skip }, () => {
+describe('describeIp: type, from the strongest evidence available', () => {
   const data = ipData({
     network: createNetworkReader(mmdb('GeoIP2-ISP-Test')),
     connectionType: createConnectionTypeReader(mmdb('GeoIP2-Connection-Type-Test')),
@@ -112,7 +110,7 @@ describe('describeIp: type, from the strongest evidence available', { skip }, ()
   }
 });
 
-describe('describeIp: security indicators are never a guessed false', { skip }, () => {
+describe('describeIp: security indicators are never a guessed false', () => {
   const tor = parseTorExitList('185.220.101.1\n').entries; // IPv4 only, like the Tor Project's list
   const vpn = parseCidrList('2.56.19.0/24\n2001:ac8::/32\n').entries;
   const datacenter = parseCidrList('2.56.0.0/16\n').entries;
@@ -240,7 +238,7 @@ describe('describeIp: security indicators are never a guessed false', { skip }, 
   }
 });
 
-describe('describeIp: location and network from the MaxMind test databases', { skip }, () => {
+describe('describeIp: location and network from the MaxMind test databases', () => {
   it('fills location and network, omits what the records lack', () => {
     const data = ipData({
       location: createLocationReader(mmdb('GeoIP2-City-Test')),

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { parseAsnList, parseCidrList, parseTorExitList } from '../../src/ipinfo/feeds.ts';
 import { buildSecurityFeeds } from '../../src/ipinfo/security-feeds.ts';
 import { formatCidr } from '../../src/net/cidr.ts';
-import { feedDir } from '../support/mmdb-fixtures.ts';
+import { feedDir, feedSkip } from '../support/mmdb-fixtures.ts';
 
 const readFeed = (name: string) => readFileSync(path.join(feedDir, name), 'utf8');
 
@@ -85,11 +85,7 @@ test('buildSecurityFeeds: coverage says which families a feed can answer for', (
   });
 });
 
-test('real feed snapshots parse cleanly and answer lookups', (t) => {
-  if (!existsSync(feedDir)) {
-    t.skip(`shared fixtures absent: ${feedDir}`);
-    return;
-  }
+test('real feed snapshots parse cleanly and answer lookups', { skip: feedSkip }, () => {
   const datacenter4 = parseCidrList(readFeed('x4bnet-datacenter-ipv4.txt'));
   const datacenter6 = parseCidrList(readFeed('x4bnet-datacenter-ipv6.txt'));
   const vpn4 = parseCidrList(readFeed('x4bnet-vpn-ipv4.txt'));

@@ -6,13 +6,11 @@ import {
   createLocationReader,
   createNetworkReader,
 } from '../../src/ipinfo/geo.ts';
-import { expectedFromJson, expectedLocation, mmdb, mmdbDir, mmdbFixturesPresent } from '../support/mmdb-fixtures.ts';
+import { expectedFromJson, expectedLocation, mmdb } from '../support/mmdb-fixtures.ts';
 
 const db = mmdb;
-const fixturesPresent = mmdbFixturesPresent;
 
-test('lookupLocation matches the GeoIP2/GeoLite2 City source records', (t) => {
-  if (!fixturesPresent) return t.skip(`shared fixtures absent: ${mmdbDir}`);
+test('lookupLocation matches the GeoIP2/GeoLite2 City source records', () => {
   for (const name of ['GeoIP2-City-Test', 'GeoLite2-City-Test']) {
     const reader = createLocationReader(db(name));
     for (const ip of ['2.125.160.216', '81.2.69.142', '81.2.69.160', '2001:218::', '216.160.83.56', '89.160.20.112']) {
@@ -26,8 +24,7 @@ test('lookupLocation matches the GeoIP2/GeoLite2 City source records', (t) => {
   }
 });
 
-test('lookupLocation: readable spot checks, omitted fields, bad input', (t) => {
-  if (!fixturesPresent) return t.skip(`shared fixtures absent: ${mmdbDir}`);
+test('lookupLocation: readable spot checks, omitted fields, bad input', () => {
   const reader = createLocationReader(db('GeoIP2-City-Test'));
   assert.deepEqual(reader.lookupLocation('216.160.83.56'), {
     country: 'United States',
@@ -58,8 +55,7 @@ test('lookupLocation: readable spot checks, omitted fields, bad input', (t) => {
   assert.equal(country.lookupLocation('81.2.69.142')?.countryCode, 'GB');
 });
 
-test('lookupNetwork matches GeoLite2-ASN and GeoIP2-ISP source records, with the route', (t) => {
-  if (!fixturesPresent) return t.skip(`shared fixtures absent: ${mmdbDir}`);
+test('lookupNetwork matches GeoLite2-ASN and GeoIP2-ISP source records, with the route', () => {
   type AsnJson = {
     autonomous_system_number?: number;
     autonomous_system_organization?: string;
@@ -97,8 +93,7 @@ test('lookupNetwork matches GeoLite2-ASN and GeoIP2-ISP source records, with the
   assert.equal(createNetworkReader(db('GeoIP2-ISP-Test')).lookupNetwork('1.128.0.0')?.provider, 'Telstra Internet');
 });
 
-test('lookupAnonymity and lookupConnectionType', (t) => {
-  if (!fixturesPresent) return t.skip(`shared fixtures absent: ${mmdbDir}`);
+test('lookupAnonymity and lookupConnectionType', () => {
   const anonymity = createAnonymityReader(db('GeoIP2-Anonymous-IP-Test'));
   assert.deepEqual(anonymity.lookupAnonymity('1.124.213.1'), {
     anonymous: true,

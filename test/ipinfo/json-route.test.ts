@@ -15,12 +15,11 @@ import {
   expectedLocation,
   FEED_FILES,
   feedDir,
-  feedFixturesPresent,
-  mmdbFixturesPresent,
+  feedSkip,
   mmdbPath,
 } from '../support/mmdb-fixtures.ts';
 
-const skip = mmdbFixturesPresent && feedFixturesPresent ? false : 'shared fixtures absent (../shared/fixtures)';
+const skip = feedSkip;
 
 type Json = Record<string, unknown>;
 const TOP_LEVEL = ['ip', 'ipv6', 'hostname', 'type', 'class', 'special', 'location', 'network', 'security'];

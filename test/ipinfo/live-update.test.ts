@@ -14,9 +14,9 @@ import { createIpDataStoreFromConfig } from '../../src/ipinfo/ip-info.ts';
 import { runDataUpdate, type UpdatePlan } from '../../src/ipinfo/updater/run-update.ts';
 import { buildTestApp } from '../support/app.ts';
 import { type LocalHttpServer, startLocalHttpServer } from '../support/local-http-server.ts';
-import { feedDir, feedFixturesPresent, mmdb, mmdbFixturesPresent } from '../support/mmdb-fixtures.ts';
+import { feedDir, feedSkip, mmdb } from '../support/mmdb-fixtures.ts';
 
-const skip = mmdbFixturesPresent && feedFixturesPresent ? false : 'shared fixtures absent (../shared/fixtures)';
+const skip = feedSkip;
 const quiet = { info() {}, warn() {}, error() {} };
 const PROBE = '216.160.83.56';
 

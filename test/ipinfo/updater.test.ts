@@ -12,10 +12,9 @@ import { hideLicenseKey, redactUrl } from '../../src/ipinfo/updater/download.ts'
 import { runDataUpdate, type UpdatePlan } from '../../src/ipinfo/updater/run-update.ts';
 import { candidateUrls, checksumUrlFor } from '../../src/ipinfo/updater/source-urls.ts';
 import { type LocalHttpServer, startLocalHttpServer } from '../support/local-http-server.ts';
-import { FEED_FILES, feedDir, feedFixturesPresent, mmdb, mmdbFixturesPresent } from '../support/mmdb-fixtures.ts';
+import { FEED_FILES, feedDir, feedSkip, mmdb } from '../support/mmdb-fixtures.ts';
 
-const present = mmdbFixturesPresent && feedFixturesPresent;
-const skipReason = present ? false : 'shared fixtures absent (../shared/fixtures/mmdb and feeds)';
+const skipReason = feedSkip;
 const NOW = new Date('2026-11-05T12:00:00Z');
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 const feed = (name: string) => readFileSync(path.join(feedDir, name));

@@ -5,15 +5,27 @@ import type { SourceId } from '../../src/ipinfo/data-files.ts';
 import { type Cidr, cidrOf, formatCidr, parseCidr } from '../../src/net/cidr.ts';
 import { parseIp } from '../../src/net/ip-address.ts';
 
-/** MaxMind's official test databases and the JSON they were built from (shared, read-only). */
-export const mmdbDir = path.resolve(import.meta.dirname, '..', '..', '..', 'shared', 'fixtures', 'mmdb');
-export const mmdbFixturesPresent = existsSync(mmdbDir);
+const sharedFixtures = path.resolve(import.meta.dirname, '..', '..', '..', 'shared', 'fixtures');
+/** `NETINFO_TEST_FIXTURES=vendored` runs as a plain clone does, without ../shared. */
+const sharedWanted = process.env.NETINFO_TEST_FIXTURES !== 'vendored';
+
+/**
+ * MaxMind's official test databases and the JSON they were built from: the shared, read-only copy
+ * when it is beside the repository, otherwise the one vendored in test/fixtures/mmdb (the same
+ * databases; the JSON cut down to the records of the addresses the tests look up).
+ */
+export const mmdbDir =
+  sharedWanted && existsSync(path.join(sharedFixtures, 'mmdb'))
+    ? path.join(sharedFixtures, 'mmdb')
+    : path.resolve(import.meta.dirname, '..', 'fixtures', 'mmdb');
 export const mmdbPath = (name: string) => path.join(mmdbDir, `${name}.mmdb`);
 export const mmdb = (name: string) => readFileSync(mmdbPath(name));
 
-/** The real feed snapshots (shared, read-only). */
-export const feedDir = path.resolve(import.meta.dirname, '..', '..', '..', 'shared', 'fixtures', 'feeds');
-export const feedFixturesPresent = existsSync(feedDir);
+/** The real feed snapshots (shared, read-only; not vendored: 1 MB of address lists). */
+export const feedDir = path.join(sharedFixtures, 'feeds');
+export const feedFixturesPresent = sharedWanted && existsSync(feedDir);
+/** The skip reason of a test that needs the feed snapshots. */
+export const feedSkip = feedFixturesPresent ? false : `needs the feed snapshots in ${feedDir}`;
 
 /** The snapshot file of each security feed, by the updater's source id. */
 export const FEED_FILES = {

@@ -83,7 +83,7 @@ test('dashboard in Chromium: sign up, create a key, use it, revoke it, log out',
     await page.getByRole('button', { name: 'Revoke key browser test key' }).click();
     await page.getByRole('status').filter({ hasText: 'Key "browser test key" revoked.' }).waitFor();
     assert.equal(await page.locator('#key-rows tr').count(), 0);
-    assert.ok(await page.getByText('No keys yet.').isVisible());
+    assert.ok(await page.getByText('No active keys: the keys you revoked no longer work.').isVisible());
     await page.screenshot({ path: path.join(SCREENSHOTS, 'dashboard-revoked.png'), fullPage: true });
     const refused = await fetch(`${base}/api/v1/ipv6`, { headers: { authorization: `Bearer ${key}` } });
     assert.equal(refused.status, 401);

@@ -4,20 +4,22 @@
 // to another origin, no horizontal overflow, and no serious or critical axe-core violation.
 // Screenshots (light and dark) go to .tmp/screenshots/.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { buildTestApp } from '../support/app.ts';
-import { CHROMIUM, CHROMIUM_ARGS, chromiumSkipReason } from '../support/chromium.ts';
+import { chromiumSkipReason } from '../support/chromium.ts';
+import {
+  overflow,
+  screenshot,
+  seriousViolations,
+  startSite,
+  type WatchedPage,
+  WIDTHS,
+  watchedPage,
+} from '../support/site-browser.ts';
 import { opensslAvailable } from '../support/test-pki.ts';
 import { LINE_GAP_MS, LONG_TXT, startToolFakes } from './tool-fakes.ts';
 
-const SCREENSHOTS = path.resolve(import.meta.dirname, '..', '..', '.tmp', 'screenshots');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const WIDTHS = [375, 1280] as const;
 const skip = chromiumSkipReason || (opensslAvailable() ? false : 'the openssl command is not installed');
 if (skip) console.log(`# ${skip}`);
 
@@ -35,66 +37,49 @@ const BATCH_ANSWER = {
   '127.0.0.1': { error: 'no data for this address' },
 };
 
+/** How Chromium logs an answer with an error status: expected where the test asks for one. */
+const FAILED_LOAD = 'console error: Failed to load resource: the server responded with a status of';
+
 describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
   let fakes: Awaited<ReturnType<typeof startToolFakes>>;
-  let app: Awaited<ReturnType<typeof buildTestApp>>;
+  let site: Awaited<ReturnType<typeof startSite>>;
   let browser: Browser;
   let base = '';
 
   before(async () => {
-    await mkdir(SCREENSHOTS, { recursive: true });
     fakes = await startToolFakes();
-    app = await buildTestApp(fakes.env, fakes.deps);
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address();
-    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+    site = await startSite(fakes.env, fakes.deps);
+    ({ base, browser } = site);
   });
   after(async () => {
-    await browser?.close();
-    await app?.close();
+    await site?.close();
     await fakes?.close();
   });
 
-  /** A fresh page that records page errors, console errors and any request leaving the origin. */
+  /** A fresh page (site-browser.ts records foreign requests and script errors), `prepare`d, then opened. */
   async function open(width: number, url: string, prepare?: (page: Page) => Promise<unknown>) {
-    const page = await browser.newPage({ viewport: { width, height: 900 }, colorScheme: 'light' });
-    await prepare?.(page);
-    const failures: string[] = [];
-    page.on('pageerror', (error) => failures.push(`page error: ${error.message}`));
-    page.on('console', (message) => {
-      // The browser logs every 4xx/5xx answer as a failed load; the error cases expect them.
-      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
-        failures.push(`console: ${message.text()}`);
-      }
-    });
-    page.on('request', (request) => {
-      if (!request.url().startsWith(`${base}/`)) failures.push(`request to another origin: ${request.url()}`);
-    });
-    await page.goto(`${base}${url}`);
-    return { page, failures };
+    const watched = await watchedPage(browser, base, { width });
+    await prepare?.(watched.page);
+    await watched.page.goto(`${base}${url}`);
+    return watched;
   }
 
-  /** What every page must pass once its result shows; then its screenshots, light and dark. */
-  async function checkPage(page: Page, failures: string[], name: string) {
-    const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
-    assert.equal(overflow, 0, `${name}: no horizontal scrolling`);
+  /**
+   * What every page must pass once its result shows (one h1, a title, no sideways scrolling, no
+   * foreign request or script error, axe in both schemes); then its screenshots, light and dark.
+   */
+  async function checkPage({ page, problems }: WatchedPage, name: string, { failedLoads = false } = {}) {
+    assert.equal(await overflow(page), 0, `${name}: no horizontal scrolling`);
     assert.equal(await page.locator('h1').count(), 1, `${name}: one h1`);
     assert.ok((await page.title()).endsWith('· netinfo'), `${name}: a title`);
-    await page.evaluate(AXE);
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
-      const violations = (await page.evaluate(
-        `axe.run({ resultTypes: ['violations'] }).then((result) => result.violations
-          .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-          .map((violation) => violation.id + ': ' + violation.nodes.map((node) => node.target.join(' ')).join(', ')))`,
-      )) as string[];
-      assert.deepEqual(violations, [], `${name} (${scheme}): axe-core`);
-      await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${scheme}.png`), fullPage: true });
+      assert.deepEqual(await seriousViolations(page), [], `${name} (${scheme}): axe-core`);
+      await screenshot(page, `${name}-${scheme}`);
     }
-    assert.deepEqual(failures, [], name);
-    await page.close();
+    const unexpected = failedLoads ? problems.filter((problem) => !problem.startsWith(FAILED_LOAD)) : problems;
+    assert.deepEqual(unexpected, [], name);
+    await page.context().close();
   }
 
   /**
@@ -127,7 +112,8 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
 
   it('/tools lists every tool, each linking to its page', async () => {
     for (const width of WIDTHS) {
-      const { page, failures } = await open(width, '/tools');
+      const watched = await open(width, '/tools');
+      const { page } = watched;
       const links = await page
         .locator('.tool-list a')
         .evaluateAll((anchors) => anchors.map((anchor) => anchor.getAttribute('href')));
@@ -139,13 +125,14 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
         '/tools/ping',
         '/tools/traceroute',
       ]);
-      await checkPage(page, failures, `tools-${width}`);
+      await checkPage(watched, `tools-${width}`);
     }
   });
 
   it('DNS: opening a URL with parameters runs the lookup; records with TTLs, curl and raw JSON', async () => {
     for (const width of WIDTHS) {
-      const { page, failures } = await open(width, '/tools/dns?host=example.test&type=TXT');
+      const watched = await open(width, '/tools/dns?host=example.test&type=TXT');
+      const { page } = watched;
       const row = page.locator('table.records tbody tr');
       await row.first().waitFor();
       assert.equal(await row.count(), 1);
@@ -161,12 +148,13 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
       );
       await page.getByText('Raw JSON').click();
       assert.equal(JSON.parse((await page.locator('pre.raw').textContent()) ?? '').records[0].value, LONG_TXT);
-      await checkPage(page, failures, `dns-${width}`);
+      await checkPage(watched, `dns-${width}`);
     }
   });
 
   it('DNS: submitting the form puts its state in the URL and runs; Back runs the earlier one', async () => {
-    const { page, failures } = await open(1280, '/tools/dns');
+    const watched = await open(1280, '/tools/dns');
+    const { page } = watched;
     assert.equal(await page.locator('#tool-result').textContent(), '', 'nothing runs without a host');
     // By keyboard only: type, choose the type with the arrow keys, submit with Enter.
     await page.getByLabel('Host name').focus();
@@ -187,18 +175,20 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
     await page.waitForURL(`${base}/tools/dns?host=www.example.test&type=A`);
     await page.locator('table.records td', { hasText: '192.0.2.11' }).waitFor();
     assert.equal(await page.getByLabel('Record type').inputValue(), 'A');
-    await checkPage(page, failures, 'dns-form-1280');
+    await checkPage(watched, 'dns-form-1280');
   });
 
   it('API errors are shown in words: 400 with its message, 502 with its cause', async () => {
     for (const width of WIDTHS) {
-      const { page, failures } = await open(width, '/tools/dns?host=192.0.2.1&type=A');
+      const watched = await open(width, '/tools/dns?host=192.0.2.1&type=A');
+      const { page } = watched;
       const alert = page.locator('.alert.error');
       await alert.waitFor();
       assert.match((await alert.textContent()) ?? '', /^The API cannot use this input: .*'host'.*use record_type=PTR/);
-      await checkPage(page, failures, `dns-400-${width}`);
+      await checkPage(watched, `dns-400-${width}`, { failedLoads: true });
     }
-    const { page, failures } = await open(1280, '/tools/dns?host=servfail.example.test&type=A');
+    const watched = await open(1280, '/tools/dns?host=servfail.example.test&type=A');
+    const { page } = watched;
     await page.locator('.alert.error').waitFor();
     assert.match(
       (await page.locator('.alert.error').textContent()) ?? '',
@@ -207,8 +197,8 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
     const { page: invalid } = await open(1280, '/tools/dns?host=example.test&type=BOGUS');
     assert.equal(await invalid.getByLabel('Record type').inputValue(), 'BOGUS', 'the URL’s value stays');
     await invalid.locator('.alert.error', { hasText: "'record_type': must be one of A, AAAA" }).waitFor();
-    await invalid.close();
-    await checkPage(page, failures, 'dns-502-1280');
+    await invalid.context().close();
+    await checkPage(watched, 'dns-502-1280', { failedLoads: true });
   });
 
   it('a 429 says when the limit resets, in words', async () => {
@@ -226,7 +216,7 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
         (await alert.textContent()) ?? '',
         /^Too many requests: .+ You can try again at \d\d:\d\d\s?([AP]M)? \((in \d+ minutes|within a minute)\)\.$/,
       );
-      await page.screenshot({ path: path.join(SCREENSHOTS, 'dns-429-375-light.png'), fullPage: true });
+      await screenshot(page, 'dns-429-375-light');
       // A stream refused before it starts is a JSON error too, read from the same fetch.
       await page.goto(`http://127.0.0.1:${port}/tools/ping?host=127.0.0.1`);
       await page.locator('.alert.error', { hasText: /^Too many requests: .+ You can try again at / }).waitFor();
@@ -239,7 +229,8 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
 
   it('WHOIS: parsed fields first, the raw answer folded', async () => {
     for (const width of WIDTHS) {
-      const { page, failures } = await open(width, '/tools/whois?target=example.test');
+      const watched = await open(width, '/tools/whois?target=example.test');
+      const { page } = watched;
       await page.locator('dl.facts').waitFor();
       const facts = await text(page, 'dl.facts');
       assert.match(
@@ -254,13 +245,14 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
       assert.equal(await raw.locator('pre').isVisible(), false, 'folded');
       await raw.locator('summary').click();
       assert.match((await raw.locator('pre').textContent()) ?? '', /^Domain Name: EXAMPLE\.TEST\n/);
-      await checkPage(page, failures, `whois-${width}`);
+      await checkPage(watched, `whois-${width}`);
     }
   });
 
   it('SSL: a clear verdict with the days remaining', async () => {
     for (const width of WIDTHS) {
-      const { page, failures } = await open(width, '/tools/ssl?host=valid.tls.test');
+      const watched = await open(width, '/tools/ssl?host=valid.tls.test');
+      const { page } = watched;
       await page.locator('.verdict').waitFor();
       assert.equal(await page.locator('.verdict.good').textContent(), 'Valid: 90 days left.');
       assert.match(
@@ -268,18 +260,20 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
         /Alternative names valid\.tls\.test www\.valid\.tls\.test Issuer netinfo Test Issuing CA \(netinfo tests\)/,
       );
       assert.equal(await page.locator('.tool-result table tbody tr').count(), 3, 'the chain up to the root');
-      await checkPage(page, failures, `ssl-${width}`);
+      await checkPage(watched, `ssl-${width}`);
     }
-    const { page, failures } = await open(375, '/tools/ssl?host=expired.tls.test');
+    const watched = await open(375, '/tools/ssl?host=expired.tls.test');
+    const { page } = watched;
     await page.locator('.verdict').waitFor();
     assert.match((await page.locator('.verdict.bad').textContent()) ?? '', /^Not valid: the certificate expired at /);
     assert.match(await text(page, '.verdict.bad + p'), /^It expired 4 days ago \(/);
-    await checkPage(page, failures, 'ssl-expired-375');
+    await checkPage(watched, 'ssl-expired-375');
   });
 
   it('Blacklist: each list listed, not listed or error, as the API reports it', async () => {
     for (const width of WIDTHS) {
-      const { page, failures } = await open(width, '/tools/blacklist?ip=127.0.0.2');
+      const watched = await open(width, '/tools/blacklist?ip=127.0.0.2');
+      const { page } = watched;
       await page.locator('.verdict').waitFor();
       assert.equal(await page.locator('.verdict.bad').textContent(), 'Listed on 1 of 3 lists; 1 could not answer.');
       const rows = page.locator('.tool-result tbody tr');
@@ -295,13 +289,14 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
       ]);
       assert.match(await text(page, '.tool-result tbody tr:first-child'), /Returned 127\.0\.0\.2\. Listed for testing/);
       assert.match(await text(page, '.tool-result tbody tr:last-child'), /the DNS server answered SERVFAIL/);
-      await checkPage(page, failures, `blacklist-${width}`);
+      await checkPage(watched, `blacklist-${width}`);
     }
   });
 
   it('Ping: the chart grows with each reply, the timeout is marked, then the summary', async () => {
     for (const width of WIDTHS) {
-      const { page, failures } = await open(width, '/tools/ping?host=127.0.0.1&count=4');
+      const watched = await open(width, '/tools/ping?host=127.0.0.1&count=4');
+      const { page } = watched;
       const points = page.locator('svg.chart .point');
       const summary = page.locator('#ping-summary');
       // One reply every LINE_GAP_MS: each count is seen while the stream still runs.
@@ -333,22 +328,24 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
         await page.locator('.code code').textContent(),
         `curl -N '${base}/api/v1/ping?host=127.0.0.1&count=4'`,
       );
-      await checkPage(page, failures, `ping-${width}`);
+      await checkPage(watched, `ping-${width}`);
     }
   });
 
   it('Ping: an error event in the stream is shown in words', async () => {
-    const { page, failures } = await open(375, '/tools/ping?host=nowhere.example.test&count=2');
+    const watched = await open(375, '/tools/ping?host=nowhere.example.test&count=2');
+    const { page } = watched;
     const alert = page.locator('.alert.error');
     await alert.waitFor();
     assert.match((await alert.textContent()) ?? '', /^Ping stopped: .*nowhere\.example\.test/);
-    await checkPage(page, failures, 'ping-error-375');
+    await checkPage(watched, 'ping-error-375');
   });
 
   it('Traceroute: the hop table fills row by row, then one batch call adds country and network', async () => {
     for (const width of WIDTHS) {
       const batches: unknown[] = [];
-      const { page, failures } = await open(width, '/tools/traceroute');
+      const watched = await open(width, '/tools/traceroute');
+      const { page } = watched;
       await page.route('**/api/v1/batch', async (route) => {
         batches.push(route.request().postDataJSON());
         await route.fulfill({ json: BATCH_ANSWER, headers: { 'x-data-attribution': 'Example data, CC BY 4.0' } });
@@ -375,17 +372,18 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
       ]);
       assert.equal(await rows.nth(2).locator('a').getAttribute('href'), '/lookup/AS64500');
       await page.getByText('Countries and networks: Example data, CC BY 4.0.').waitFor();
-      await checkPage(page, failures, `traceroute-${width}`);
+      await checkPage(watched, `traceroute-${width}`);
     }
   });
 
   it('Traceroute: when the batch call fails, country and network say "unknown"', async () => {
-    const { page, failures } = await open(375, '/tools/traceroute?host=127.0.0.1', (page) =>
+    const watched = await open(375, '/tools/traceroute?host=127.0.0.1', (page) =>
       page.route('**/api/v1/batch', (route) => route.fulfill({ status: 404, json: { error: 'Not found' } })),
     );
+    const { page } = watched;
     await page.locator('.alert.warn', { hasText: 'Countries and networks are unknown' }).waitFor();
     const located = await page.locator('#hops tbody tr td.country').allTextContents();
     assert.deepEqual(located, ['unknown', '', 'unknown', 'unknown']);
-    await checkPage(page, failures, 'traceroute-batch-failed-375');
+    await checkPage(watched, 'traceroute-batch-failed-375', { failedLoads: true });
   });
 });

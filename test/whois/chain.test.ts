@@ -8,7 +8,7 @@ import { MAX_WHOIS_ANSWER_BYTES } from '../../src/whois/exchange.ts';
 import { parseWhoisServer } from '../../src/whois/server-address.ts';
 import type { WhoisTarget } from '../../src/whois/target.ts';
 import { closedPort, type FakeWhoisNetwork, startFakeWhoisNetwork } from '../support/fake-whois-server.ts';
-import { fixturesPresent, fixturesRoot, skipMessage } from './fixtures-root.ts';
+import { fixturesRoot } from './fixtures-root.ts';
 
 /**
  * The referral client against real TCP listeners on loopback, serving replies captured by the
@@ -18,7 +18,6 @@ import { fixturesPresent, fixturesRoot, skipMessage } from './fixtures-root.ts';
  */
 
 const fixture = (relative: string) => readFileSync(path.join(fixturesRoot, relative), 'utf8');
-const skip = fixturesPresent ? false : skipMessage;
 
 const IANA_COM = 'likexian-whois-parser/noterror/com_com';
 const VERISIGN_GOOGLE = 'weppos-whois-parser/responses/whois.verisign-grs.com/com/status_registered.txt';
@@ -42,7 +41,7 @@ whois:        whois.arin.net
 const domain = (name: string): WhoisTarget => ({ kind: 'domain', name });
 const ip = (address: string): WhoisTarget => ({ kind: 'ip', address });
 
-describe('WHOIS referral chain', { skip }, () => {
+describe('WHOIS referral chain', () => {
   let network: FakeWhoisNetwork;
   let resolver: Resolver;
   let refusedPort: number;

@@ -6,7 +6,7 @@ import { formatServer } from '../../src/dns/servers.ts';
 import { buildTestApp, manualClock } from '../support/app.ts';
 import { type FakeHttpServer, startFakeHttpServer } from '../support/fake-http-server.ts';
 import { closedPort, type FakeWhoisNetwork, startFakeWhoisNetwork } from '../support/fake-whois-server.ts';
-import { fixturesPresent, fixturesRoot, skipMessage } from './fixtures-root.ts';
+import { fixturesRoot } from './fixtures-root.ts';
 
 /**
  * GET /api/v1/whois end to end: the real app, its resolver asking a fake DNS server, fake WHOIS
@@ -17,7 +17,6 @@ import { fixturesPresent, fixturesRoot, skipMessage } from './fixtures-root.ts';
 const fixture = (relative: string) => readFileSync(path.join(fixturesRoot, relative), 'utf8');
 const rdapFixture = (name: string) =>
   JSON.parse(readFileSync(path.resolve(import.meta.dirname, '..', 'fixtures', 'rdap', name), 'utf8')) as object;
-const skip = fixturesPresent ? false : skipMessage;
 
 const IANA_COM = 'likexian-whois-parser/noterror/com_com';
 const VERISIGN_GOOGLE = 'weppos-whois-parser/responses/whois.verisign-grs.com/com/status_registered.txt';
@@ -46,7 +45,7 @@ source:       IANA
 `;
 const IANA_FOR_74 = 'refer:        whois.arin.net\n\ninetnum:      74.0.0.0 - 74.255.255.255\norganisation: ARIN\n';
 
-describe('GET /api/v1/whois', { skip }, () => {
+describe('GET /api/v1/whois', () => {
   let network: FakeWhoisNetwork;
   let http: FakeHttpServer;
   let refusedPort: number;
@@ -331,7 +330,7 @@ describe('GET /api/v1/whois', { skip }, () => {
   });
 });
 
-describe('GET /api/v1/whois without ALLOW_PRIVATE_TARGETS', { skip }, () => {
+describe('GET /api/v1/whois without ALLOW_PRIVATE_TARGETS', () => {
   let network: FakeWhoisNetwork;
   let app: Awaited<ReturnType<typeof buildTestApp>>;
 

@@ -82,7 +82,12 @@ function setKeyCount(delta) {
   const count = Number(keyCount.textContent) + delta;
   keyCount.textContent = String(count);
   const empty = count === 0;
-  document.getElementById('no-keys').hidden = !empty;
+  const none = document.getElementById('no-keys');
+  // The page only lists active keys; when this page revoked the last one, it knows there were some.
+  if (empty && delta < 0) {
+    none.textContent = 'No active keys: the keys you revoked no longer work. Create one above to use a key again.';
+  }
+  none.hidden = !empty;
   document.getElementById('keys-table').hidden = empty;
 }
 
@@ -136,6 +141,7 @@ createForm?.addEventListener('submit', async (event) => {
   document.getElementById('new-key-value').textContent = result.data.key;
   for (const example of panel.querySelectorAll('.key-example')) example.textContent = result.data.key;
   document.getElementById('copy-status').textContent = '';
+  panel.dataset.keyId = result.data.id;
   panel.hidden = false;
   panel.focus();
   addKeyRow(result.data);
@@ -173,6 +179,13 @@ keyRows?.addEventListener('click', async (event) => {
     return;
   }
   button.closest('tr').remove();
+  // The key still on show was just revoked: it no longer works, so it is no longer shown.
+  const panel = document.getElementById('new-key');
+  if (panel.dataset.keyId === button.dataset.keyId) {
+    panel.hidden = true;
+    document.getElementById('new-key-value').textContent = '';
+    for (const example of panel.querySelectorAll('.key-example')) example.textContent = 'nk_…';
+  }
   setKeyCount(-1);
   showError(document.getElementById('create-error'), '');
   announce(`Key "${name}" revoked.`);

@@ -19,14 +19,18 @@ export function renderHome(assets: AssetStore, view: HomeView): string {
   const { answer } = view;
   const family = answer.ip.includes(':') ? 'IPv6' : 'IPv4';
   const bothFamilies = view.publicIpv4Url !== null && view.publicIpv6Url !== null;
-  const families = bothFamilies
-    ? `<div class="family" data-family-url="${e(view.publicIpv4Url ?? '')}" data-family="4"><p class="label">IPv4</p><p class="address" aria-live="polite">${family === 'IPv4' ? e(answer.ip) : '…'}</p></div>
-<div class="family" data-family-url="${e(view.publicIpv6Url ?? '')}" data-family="6"><p class="label">IPv6</p><p class="address" aria-live="polite">${family === 'IPv6' ? e(answer.ip) : '…'}</p></div>`
-    : '';
+  // With both family URLs, one box per family: this connection's is filled here, the other by
+  // home.js; without them, the one address this connection shows.
+  const familyBox = (number: 4 | 6, url: string | null) => {
+    const mine = family === `IPv${number}`;
+    return `<div class="family" data-family-url="${e(url ?? '')}" data-family="${number}"><p class="label">Your IPv${number} address${mine ? ' (this connection)' : ''}</p><p class="address"${mine ? ' id="my-ip"' : ''} aria-live="polite">${mine ? e(answer.ip) : '…'}</p></div>`;
+  };
+  const addresses = bothFamilies
+    ? `${familyBox(4, view.publicIpv4Url)}${familyBox(6, view.publicIpv6Url)}`
+    : `<div><p class="label" id="my-ip-label">Your IP address (${family})</p><p class="address" id="my-ip">${e(answer.ip)}</p></div>`;
   return `<h1 class="visually-hidden">What is my IP address</h1>
-<section class="hero" aria-labelledby="my-ip-label">
-<div><p class="label" id="my-ip-label">Your IP address (${family})</p><p class="address" id="my-ip">${e(answer.ip)}</p></div>
-${families}
+<section class="hero" aria-label="Your IP address">
+${addresses}
 <div class="actions"><button type="button" class="secondary" data-copy="${e(answer.ip)}">Copy address</button><a class="button secondary" href="/lookup/${e(answer.ip)}">Share this lookup</a></div>
 </section>
 ${ipFactCards(answer, assets.url('world.svg'))}

@@ -24,6 +24,8 @@ export interface PageOptions {
   readonly main: string;
   /** Page modules besides site.js, by asset name. */
   readonly scripts?: readonly string[];
+  /** Classic (non-module) scripts, by asset name, run before the modules (a UMD bundle). */
+  readonly classicScripts?: readonly string[];
   /** Extra stylesheets, by asset name. */
   readonly styles?: readonly string[];
   /** The value of the search box (a lookup page shows what was looked up). */
@@ -42,9 +44,12 @@ export function renderPage(assets: AssetStore, options: PageOptions): string {
     (item) =>
       `<li><a href="${item.href}"${item.key === options.active ? ' aria-current="page"' : ''}>${item.label}</a></li>`,
   ).join('');
-  const scripts = ['site.js', ...(options.scripts ?? [])]
-    .map((name) => `<script type="module" src="${assets.url(name)}"></script>`)
-    .join('\n');
+  const scripts = [
+    ...(options.classicScripts ?? []).map((name) => `<script src="${assets.url(name)}" defer></script>`),
+    ...['site.js', ...(options.scripts ?? [])].map(
+      (name) => `<script type="module" src="${assets.url(name)}"></script>`,
+    ),
+  ].join('\n');
   const styles = ['site.css', ...(options.styles ?? [])]
     .map((name) => `<link rel="stylesheet" href="${assets.url(name)}">`)
     .join('\n');

@@ -8,6 +8,7 @@ import { type AssetStore, registerAssetRoute } from './assets.ts';
 import { renderHome } from './home-page.ts';
 import type { IpAnswer } from './ip-view.ts';
 import { contentSecurityPolicy, type PageOptions, renderPage, sendPage } from './layout.ts';
+import { type AsnPageAnswer, lookupKind, renderAsnLookup, renderIpLookup } from './lookup-page.ts';
 import { TOOLS } from './tools/definitions.ts';
 import { renderToolList, renderToolPage, toolTitle } from './tools/tool-page.ts';
 
@@ -93,6 +94,64 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
     });
   });
 
+  // The search box's form (it works without JavaScript): /lookup?q=X is /lookup/X.
+  app.get('/lookup', { schema: { hide: true } }, async (request, reply) => {
+    const query = (request.query as { q?: unknown }).q;
+    const target = typeof query === 'string' ? query.trim() : '';
+    return reply.redirect(target === '' ? '/' : `/lookup/${encodeURIComponent(target)}`, 303);
+  });
+
+  app.get('/lookup/:target', { schema: { hide: true } }, async (request, reply) => {
+    const { target } = request.params as { target: string };
+    const kind = lookupKind(target);
+    const apiPath = `/api/v1/${kind === 'asn' ? 'asn' : 'json'}/${encodeURIComponent(target)}`;
+    const answer = await callApi(app, request, apiPath);
+    if (answer.status !== 200) {
+      const looksLikeName = kind === 'ip' && /^[a-z0-9.-]+\.[a-z]{2,}\.?$/i.test(target);
+      const hint = looksLikeName
+        ? `<p>To see the records of a name, use the <a href="/tools/dns?host=${encodeURIComponent(target)}&amp;type=A">DNS tool</a>.</p>`
+        : '';
+      return page(
+        reply,
+        {
+          title: `${target} · netinfo`,
+          description: `Lookup of ${target}`,
+          active: 'lookup',
+          query: target,
+          attribution: '',
+          main: `<h1>${e(target)}</h1><p class="alert error" role="alert">${e(apiErrorText(answer))}</p>${hint}`,
+        },
+        answer.status,
+      );
+    }
+    const main =
+      kind === 'asn'
+        ? renderAsnLookup(answer.body as AsnPageAnswer, apiPath)
+        : renderIpLookup(assets, answer.body as IpAnswer, apiPath);
+    const subject = kind === 'asn' ? (answer.body as AsnPageAnswer).asn : (answer.body as IpAnswer).ip;
+    return page(reply, {
+      title: `${subject} · netinfo`,
+      description: `What netinfo knows about ${subject}: ${kind === 'asn' ? 'organisation and prefixes' : 'location, network and security facts'}.`,
+      active: 'lookup',
+      query: target,
+      attribution: attributionOf(answer.headers),
+      main,
+    });
+  });
+
+  app.get('/docs', { schema: { hide: true } }, async (_request, reply) =>
+    page(reply, {
+      title: 'API reference · netinfo',
+      description: 'Interactive reference of the netinfo API, generated from its OpenAPI document.',
+      active: 'docs',
+      attribution: '',
+      styles: ['swagger-ui.css'],
+      classicScripts: ['swagger-ui-bundle.js'],
+      scripts: ['docs.js'],
+      main: `${DOCS_INTRO}
+<div class="api-reference" id="api-reference" data-openapi="/api/v1/openapi.json"><noscript><p class="alert warn">The interactive reference needs JavaScript; the document itself is at <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.</p></noscript></div>`,
+    }),
+  );
   app.get('/tools', { schema: { hide: true } }, (_request, reply) =>
     page(reply, {
       title: 'Network tools · netinfo',
@@ -117,6 +176,12 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
     });
   }
 }
+
+const DOCS_INTRO = `<h1>API reference</h1>
+<p class="lead">Every endpoint of this instance, generated from its OpenAPI document
+(<a href="/api/v1/openapi.json">/api/v1/openapi.json</a>). "Try it out" sends the request to this
+instance, with the same limits as any client; an API key from the <a href="/dashboard">dashboard</a> goes
+in "Authorize".</p>`;
 
 function origin(url: string): string {
   return new URL(url).origin;
