@@ -2,6 +2,7 @@
 // escaped; the page names its script; nothing runs on the server; the CSP forbids inline code.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createAssetStore, versionImports } from '../../src/web/site/assets.ts';
 import { TOOLS } from '../../src/web/site/tools/definitions.ts';
 import { buildTestApp } from '../support/app.ts';
 
@@ -61,5 +62,20 @@ describe('tool pages, server-rendered', () => {
     const empty = await get('/tools/whois');
     assert.doesNotMatch(empty.body, /<noscript>/, 'nothing to run, nothing to link');
     assert.ok(empty.body.includes('<title>WHOIS lookup · netinfo</title>'));
+  });
+
+  it('the tool modules import tool.js by its versioned URL, cached like every asset', async () => {
+    const assets = createAssetStore();
+    const tool = assets.url('tool.js');
+    for (const name of ['json-tools.js', 'ping.js', 'traceroute.js']) {
+      const served = await app.inject({ url: assets.url(name) });
+      assert.equal(served.statusCode, 200);
+      assert.match(served.headers['cache-control'] as string, /immutable/);
+      assert.ok(served.body.includes(`from './${tool.slice('/assets/'.length)}'`), name);
+    }
+    assert.throws(
+      () => versionImports("import { h } from './later.js';", () => undefined),
+      /later\.js is imported before/,
+    );
   });
 });
