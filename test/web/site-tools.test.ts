@@ -178,6 +178,26 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
     await checkPage(watched, 'dns-form-1280');
   });
 
+  it('without JavaScript the form still puts its state in the URL, and the page links the API answer', async () => {
+    const watched = await watchedPage(browser, base, { width: 375, javaScript: false });
+    const { page } = watched;
+    await page.goto(`${base}/tools/dns`);
+    await page.getByLabel('Host name').fill('example.test');
+    await page.getByLabel('Record type').selectOption('MX');
+    await Promise.all([
+      page.waitForURL(`${base}/tools/dns?host=example.test&type=MX`),
+      page.getByRole('button', { name: 'Look up' }).last().click(),
+    ]);
+    assert.equal(await page.getByLabel('Host name').inputValue(), 'example.test');
+    const link = page.locator('.alert.warn a');
+    assert.equal(await link.getAttribute('href'), '/api/v1/dns?host=example.test&record_type=MX');
+    // axe needs JavaScript in the page: the same page with it on is checked above.
+    assert.equal(await overflow(page), 0);
+    assert.deepEqual(watched.problems, []);
+    await screenshot(page, 'dns-no-javascript-375');
+    await page.context().close();
+  });
+
   it('API errors are shown in words: 400 with its message, 502 with its cause', async () => {
     for (const width of WIDTHS) {
       const watched = await open(width, '/tools/dns?host=192.0.2.1&type=A');
