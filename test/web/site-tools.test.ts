@@ -352,6 +352,20 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
     }
   });
 
+  it('Ping: a new run stops the one before, which does not speak over it', async () => {
+    const watched = await open(1280, '/tools/ping?host=127.0.0.1&count=4');
+    const { page } = watched;
+    await waitForCount(page.locator('svg.chart .point'), 1);
+    await page.getByLabel('Requests', { exact: true }).fill('2');
+    await page.getByRole('button', { name: 'Ping' }).click();
+    await page.waitForURL(`${base}/tools/ping?host=127.0.0.1&count=2`);
+    await page.locator('#ping-summary').waitFor();
+    assert.equal(await page.locator('.alert.error').count(), 0, 'no error from the aborted run');
+    assert.match((await page.locator('svg.chart').getAttribute('aria-label')) ?? '', /of 2 requests\.$/);
+    assert.equal(await page.locator('.tool-result tbody tr').count(), 2, 'only the second run’s rows');
+    await page.context().close();
+  });
+
   it('Ping: an error event in the stream is shown in words', async () => {
     const watched = await open(375, '/tools/ping?host=nowhere.example.test&count=2');
     const { page } = watched;

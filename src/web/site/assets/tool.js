@@ -210,15 +210,21 @@ export function startTool(run) {
   const go = () => {
     controller?.abort();
     controller = new AbortController();
+    const { signal } = controller;
     result.replaceChildren();
     say(status, '');
-    if (!isComplete(form)) return;
+    if (!isComplete(form)) {
+      document.title = `${form.dataset.heading} · netinfo`;
+      return;
+    }
     const { page, apiPath } = readForm(form);
     document.title = `${form.dataset.heading}: ${[...page.values()].join(' ').slice(0, 100)} · netinfo`;
-    run({ form, apiPath, result, status, signal: controller.signal }).catch((error) => {
-      if (controller?.signal.aborted) return;
+    run({ form, apiPath, result, status, signal }).catch((error) => {
+      // This run's own signal: an earlier run, aborted by a newer one, must not speak over it.
+      if (signal.aborted) return;
       say(status, '');
-      result.replaceChildren(errorAlert(networkErrorText(error)));
+      // Above what the run showed so far (a stream's results stay).
+      result.prepend(errorAlert(networkErrorText(error)));
     });
   };
   form.addEventListener('submit', (event) => {
