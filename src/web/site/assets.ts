@@ -46,11 +46,41 @@ function asset(body: Buffer, name: string): Asset {
   return { body, type, version, etag: `"${version}"` };
 }
 
+/**
+ * A module's imports of its siblings (`from './tool.js'`) are given the sibling's version, so they
+ * are cached for a year like every other asset URL, and a change to the sibling changes the
+ * importer's version too. A sibling must come before its importers in the list.
+ */
+export function versionImports(source: string, versionOf: (name: string) => string | undefined): string {
+  return source.replace(
+    /(\bfrom\s*['"])\.\/([\w.-]+\.js)(['"])/g,
+    (_match, before: string, name: string, after: string) => {
+      const version = versionOf(name);
+      if (version === undefined) throw new Error(`asset ${name} is imported before it is loaded: list it earlier`);
+      return `${before}./${name}?v=${version}${after}`;
+    },
+  );
+}
+
 export function createAssetStore(): AssetStore {
   const assets = new Map<string, Asset>();
   const own = path.join(import.meta.dirname, 'assets');
-  for (const name of ['site.css', 'site.js', 'home.js', 'tool.js', 'ping.js', 'traceroute.js', 'docs.js', 'icon.svg']) {
-    assets.set(name, asset(readFileSync(path.join(own, name)), name));
+  for (const name of [
+    'site.css',
+    'site.js',
+    'home.js',
+    'tool.js',
+    'json-tools.js',
+    'ping.js',
+    'traceroute.js',
+    'docs.js',
+    'icon.svg',
+  ]) {
+    const body = readFileSync(path.join(own, name));
+    const source = name.endsWith('.js')
+      ? Buffer.from(versionImports(body.toString('utf8'), (sibling) => assets.get(sibling)?.version))
+      : body;
+    assets.set(name, asset(source, name));
   }
   assets.set('world.svg', asset(Buffer.from(worldMapSvg()), 'world.svg'));
   const require = createRequire(import.meta.url);

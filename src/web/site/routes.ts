@@ -9,6 +9,8 @@ import { renderHome } from './home-page.ts';
 import type { IpAnswer } from './ip-view.ts';
 import { contentSecurityPolicy, type PageOptions, renderPage, sendPage } from './layout.ts';
 import { type AsnPageAnswer, lookupKind, renderAsnLookup, renderIpLookup } from './lookup-page.ts';
+import { TOOLS } from './tools/definitions.ts';
+import { renderToolList, renderToolPage, toolTitle } from './tools/tool-page.ts';
 
 export interface SiteOptions {
   readonly assets: AssetStore;
@@ -142,6 +144,29 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
 <div class="api-reference" id="api-reference" data-openapi="/api/v1/openapi.json"><noscript><p class="alert warn">The interactive reference needs JavaScript; the document itself is at <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.</p></noscript></div>`,
     }),
   );
+  app.get('/tools', { schema: { hide: true } }, (_request, reply) =>
+    page(reply, {
+      title: 'Network tools · netinfo',
+      description: 'DNS, WHOIS, SSL, blacklist, ping and traceroute, each a page over the public API.',
+      active: 'tools',
+      attribution: '',
+      main: renderToolList(TOOLS),
+    }),
+  );
+  for (const tool of TOOLS) {
+    // The page holds only the form: its script fetches the API's answer from the browser, as any client.
+    app.get(tool.path, { schema: { hide: true } }, (request, reply) => {
+      const query = request.query as Record<string, unknown>;
+      return page(reply, {
+        title: toolTitle(tool, query),
+        description: tool.summary,
+        active: tool.key,
+        scripts: [tool.script],
+        attribution: '',
+        main: renderToolPage(tool, query),
+      });
+    });
+  }
 }
 
 const DOCS_INTRO = `<h1>API reference</h1>
