@@ -105,7 +105,7 @@ ${indicator('Hosting', security.hosting)}
 
 /** The answer itself, folded: what the API returned, byte for byte as JSON. */
 export function rawJson(answer: unknown, apiPath: string): string {
-  return `<details><summary>Raw JSON from <code>${e(apiPath)}</code></summary><pre class="raw">${e(JSON.stringify(answer, null, 2))}</pre></details>`;
+  return `<details><summary>Raw JSON from <code>${e(apiPath)}</code></summary><pre class="raw" tabindex="0">${e(JSON.stringify(answer, null, 2))}</pre></details>`;
 }
 
 /** A command in a dark block with a copy button (the button works once site.js runs). */
