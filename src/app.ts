@@ -44,7 +44,8 @@ import { registerTextRoutes } from './text/text-routes.ts';
 import { createTlsChecker } from './tls/inspect.ts';
 import { registerSslRoute } from './tls/route.ts';
 import { DASHBOARD_PATH, registerDashboard } from './web/dashboard-routes.ts';
-import { registerFrontPage } from './web/front-page.ts';
+import { createAssetStore } from './web/site/assets.ts';
+import { registerSite } from './web/site/routes.ts';
 import { buildWhoisService } from './whois/build.ts';
 import { registerWhoisRoute } from './whois/route.ts';
 import type { WhoisResult } from './whois/service.ts';
@@ -199,7 +200,14 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     }),
   );
   await registerAccountRoutes(app, accounts);
-  registerFrontPage(app, registerDashboard(app, accounts));
+  const siteAssets = createAssetStore();
+  registerDashboard(app, accounts, siteAssets);
+  registerSite(app, {
+    assets: siteAssets,
+    trustProxy: config.trustProxy,
+    publicIpv4Url: config.publicIpv4Url,
+    publicIpv6Url: config.publicIpv6Url,
+  });
   registerOpenApiRoute(app, (request) => ({
     host: requestHost(requestFacts(request), config.trustProxy),
     secure: isSecureRequest(accounts, request),

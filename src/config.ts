@@ -12,6 +12,7 @@ import { scaleConfigVariables } from './scale/config.ts';
 import { storageConfigVariables } from './storage/config.ts';
 import { streamConfigVariables } from './streams/config.ts';
 import { tlsConfigVariables } from './tls/config.ts';
+import { webConfigVariables } from './web/config.ts';
 import { whoisConfigVariables } from './whois/config.ts';
 
 export type { ConfigVariable };
@@ -106,6 +107,7 @@ export const configVariables = {
   ...tlsConfigVariables,
   ...storageConfigVariables,
   ...accountsConfigVariables,
+  ...webConfigVariables,
 } satisfies Record<string, ConfigVariable<unknown>>;
 
 type Variables = typeof configVariables;

@@ -41,7 +41,7 @@ const TEXT_RESPONSES = {
  * and request-id headers. `GET /json` answers like /api/v1/json.
  */
 export function registerTextRoutes(app: FastifyInstance, ip: IpInfoServices): void {
-  // A browser (Accept with text/html) gets the page of src/web/front-page.ts instead.
+  // A browser (Accept with text/html) gets the home page of src/web/site/ instead.
   app.get(
     '/',
     {

@@ -1,6 +1,8 @@
 import type { AccountOverview } from '../accounts/account-service.ts';
 import type { ApiKeyRecord } from '../storage/repository.ts';
 import { escapeHtml as e, grouped, utcMinute } from './html.ts';
+import type { AssetStore } from './site/assets.ts';
+import { renderPage } from './site/layout.ts';
 
 export interface AssetUrls {
   readonly css: string;
@@ -17,24 +19,18 @@ export interface SignedInView {
 
 const PLAN_NAMES = { free: 'Free', pro: 'Pro' } as const;
 
-function page(title: string, assets: AssetUrls, body: string, csrfToken?: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${e(title)}</title>
-<link rel="icon" href="data:,">
-<link rel="stylesheet" href="${e(assets.css)}">
+/** A dashboard page in the site's layout (header, navigation, footer, styles), plus its own two files. */
+function page(site: AssetStore, title: string, assets: AssetUrls, main: string, csrfToken?: string): string {
+  return renderPage(site, {
+    title,
+    description: 'Create and revoke netinfo API keys, and see your plan, limits and usage.',
+    active: 'dashboard',
+    attribution: '',
+    main,
+    head: `<link rel="stylesheet" href="${e(assets.css)}">
 ${csrfToken ? `<meta name="csrf-token" content="${e(csrfToken)}">` : ''}
-<script src="${e(assets.js)}" defer></script>
-</head>
-<body>
-<a class="skip" href="#main">Skip to content</a>
-${body}
-</body>
-</html>
-`;
+<script src="${e(assets.js)}" defer></script>`,
+  });
 }
 
 function credentialsForm(kind: 'login' | 'signup'): string {
@@ -54,20 +50,18 @@ ${login ? '' : `<p class="hint" id="${id('hint')}">10 to 128 characters, not a c
 </section>`;
 }
 
-export function renderSignedOut(assets: AssetUrls): string {
+export function renderSignedOut(site: AssetStore, assets: AssetUrls): string {
   return page(
-    'netinfo dashboard: log in',
+    site,
+    'API keys: log in · netinfo',
     assets,
-    `<header class="bar"><span class="brand">netinfo</span></header>
-<main id="main">
-<h1>API keys for netinfo</h1>
+    `<h1>API keys for netinfo</h1>
 <p class="lead">Without a key the API allows 100 requests an hour per address. With a key of a free account: 1,000 an hour and 10,000 a day, counted per account.</p>
 <noscript><p class="form-error">This dashboard needs JavaScript to log in and manage keys.</p></noscript>
 <div class="columns">
 ${credentialsForm('login')}
 ${credentialsForm('signup')}
-</div>
-</main>`,
+</div>`,
   );
 }
 
@@ -89,21 +83,19 @@ export function keyRow(key: ApiKeyRecord): string {
 </tr>`;
 }
 
-export function renderSignedIn(assets: AssetUrls, view: SignedInView): string {
+export function renderSignedIn(site: AssetStore, assets: AssetUrls, view: SignedInView): string {
   const { overview, keys } = view;
   const full = overview.keys.active >= overview.keys.quota;
   return page(
-    'netinfo dashboard',
+    site,
+    'Your API keys · netinfo',
     assets,
-    `<header class="bar"><span class="brand">netinfo</span>
-<span class="who">Signed in as <strong>${e(overview.email)}</strong></span>
-<button type="button" id="logout" class="secondary">Log out</button></header>
-<main id="main">
-<h1>Your API keys</h1>
+    `<div class="session"><h1>Your API keys</h1>
+<p class="who">Signed in as <strong>${e(overview.email)}</strong> <button type="button" id="logout" class="secondary">Log out</button></p></div>
 <p class="status" id="status" role="status" aria-live="polite"></p>
 <section class="card" aria-labelledby="plan-title">
 <h2 id="plan-title">Plan and usage</h2>
-<dl class="facts">
+<dl class="plan-facts">
 <div><dt>Plan</dt><dd>${PLAN_NAMES[overview.plan]}${overview.plan === 'free' ? ' <span class="hint">(Pro: coming soon)</span>' : ''}</dd></div>
 <div><dt>Limits</dt><dd>${grouped(overview.limits.hourly)} requests an hour, ${grouped(overview.limits.daily)} a day</dd></div>
 <div><dt>Keys</dt><dd><span id="key-count" data-quota="${overview.keys.quota}">${overview.keys.active}</span> of ${overview.keys.quota}</dd></div>
@@ -139,8 +131,7 @@ ${keys.map(keyRow).join('\n')}
 </tbody>
 </table>
 <p class="hint">Last used times are written about once a minute.</p>
-</section>
-</main>`,
+</section>`,
     view.csrfToken,
   );
 }

@@ -8,6 +8,7 @@ import { requestHost } from '../accounts/session-cookie.ts';
 import { apiErrors } from '../http/errors.ts';
 import { ifNoneMatchHits } from '../http/etag.ts';
 import { type AssetUrls, renderSignedIn, renderSignedOut } from './dashboard-page.ts';
+import type { AssetStore } from './site/assets.ts';
 
 export const DASHBOARD_PATH = '/dashboard';
 
@@ -57,7 +58,7 @@ export function pageHeaders(reply: FastifyReply): FastifyReply {
 }
 
 /** `/dashboard`: server-rendered pages over the account services, plus their two static files. */
-export function registerDashboard(app: FastifyInstance, accounts: Accounts): AssetUrls {
+export function registerDashboard(app: FastifyInstance, accounts: Accounts, site: AssetStore): AssetUrls {
   const assets = loadAssets();
   const assetUrl = (name: string) => `${DASHBOARD_PATH}/assets/${name}?v=${assets.get(name)?.version ?? ''}`;
   const urls: AssetUrls = { css: assetUrl('dashboard.css'), js: assetUrl('dashboard.js') };
@@ -66,14 +67,14 @@ export function registerDashboard(app: FastifyInstance, accounts: Accounts): Ass
   app.get(DASHBOARD_PATH, { schema: { hide: true }, config: { openQueryString: true } }, async (request, reply) => {
     const session = await currentSession(accounts, request);
     pageHeaders(reply);
-    if (!session) return reply.send(renderSignedOut(urls));
+    if (!session) return reply.send(renderSignedOut(site, urls));
     const [overview, keys] = await Promise.all([
       accounts.accounts.overview(session.account),
       accounts.keys.list(session.account.id),
     ]);
     const scheme = isSecureRequest(accounts, request) ? 'https' : 'http';
     const origin = `${scheme}://${requestHost(requestFacts(request), accounts.trustProxy) ?? 'localhost'}`;
-    return reply.send(renderSignedIn(urls, { overview, keys, csrfToken: session.csrfToken, origin }));
+    return reply.send(renderSignedIn(site, urls, { overview, keys, csrfToken: session.csrfToken, origin }));
   });
 
   app.get(

@@ -58,18 +58,19 @@ describe('plain text for terminals, and GET / by Accept', { timeout: 60_000 }, (
     assert.equal((await get('/', CURL, '2001:db8::5')).body, '2001:db8::5\n');
   });
 
-  it("GET / from a browser: a small HTML page with the IP, links to the API and OpenAPI, the dashboard's CSP", async () => {
+  it('GET / from a browser: the home page, with the IP and its facts from /api/v1/json, under the site CSP', async () => {
     const response = await get('/', BROWSER);
     assert.equal(response.statusCode, 200);
     assert.equal(response.headers['content-type'], 'text/html; charset=utf-8');
-    assert.match(response.body, /<code id="ip">8\.8\.8\.8<\/code>/);
-    assert.match(response.body, /href="\/api\/v1\/json"/);
-    assert.match(response.body, /href="\/api\/v1\/openapi\.json"/);
-    assert.doesNotMatch(response.body, /<script/);
-    const dashboard = await app.inject({ url: '/dashboard' });
-    assert.equal(response.headers['content-security-policy'], dashboard.headers['content-security-policy']);
-    const stylesheet = /href="(\/dashboard\/assets\/dashboard\.css[^"]*)"/.exec(dashboard.body)?.[1];
-    assert.ok(stylesheet && response.body.includes(`href="${stylesheet}"`), "the dashboard's stylesheet");
+    assert.match(response.body, /<p class="address" id="my-ip">8\.8\.8\.8<\/p>/);
+    assert.match(response.body, /href="\/lookup\/AS15169"/);
+    assert.match(response.body, /href="\/docs"/);
+    // Scripts only as files of this origin, never inline.
+    assert.doesNotMatch(response.body, /<script(?![^>]*\ssrc="\/assets\/)/);
+    assert.match(
+      response.headers['content-security-policy'] as string,
+      /default-src 'self'; script-src 'self'; style-src 'self'/,
+    );
   });
 
   it('each text path shows the /api/v1/json value as one line, about the caller or ?ip=', async () => {

@@ -33,9 +33,10 @@ test('dashboard in Chromium: sign up, create a key, use it, revoke it, log out',
 
     await page.goto(`${base}/dashboard`);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'dashboard-signed-out.png'), fullPage: true });
-    // Keyboard users meet the skip link first, then the login form.
+    // Keyboard users meet the skip link first; following it, the login form comes next.
     await page.keyboard.press('Tab');
     assert.equal(await page.locator('a.skip:focus').count(), 1);
+    await page.keyboard.press('Enter');
     await page.keyboard.press('Tab');
     assert.equal(await page.locator('#login-email:focus').count(), 1);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'dashboard-focus.png') });

@@ -2,9 +2,15 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildAccountsApp, PASSWORD, sessionClient } from '../support/accounts.ts';
 
-/** Attribute values that point at another resource: none may leave the service's own origin. */
+/**
+ * Attribute values that load a resource or send a form: none may leave the service's own origin.
+ * (Links a reader may follow, such as the footer's credits, are `<a href>` and not among them.)
+ */
 function resourceUrls(html: string): string[] {
-  return [...html.matchAll(/\s(?:src|href|action)="([^"]*)"/g)].map((match) => match[1] ?? '');
+  return [
+    ...[...html.matchAll(/\s(?:src|action)="([^"]*)"/g)],
+    ...[...html.matchAll(/<link [^>]*href="([^"]*)"/g)],
+  ].map((match) => match[1] ?? '');
 }
 
 test('the signed-out page: two labelled forms, no external assets, strict headers, not rate-limited', async () => {
@@ -25,8 +31,8 @@ test('the signed-out page: two labelled forms, no external assets, strict header
   assert.doesNotMatch(html, /<script>|<style>|\sstyle="|\son[a-z]+="/, 'no inline code (the CSP forbids it)');
   // Every input has a label pointing at it.
   const inputs = [...html.matchAll(/<input id="([^"]+)"/g)].map((match) => match[1]);
-  assert.equal(inputs.length, 4);
-  for (const id of inputs) assert.match(html, new RegExp(`<label for="${id}">`), `label for ${id}`);
+  assert.equal(inputs.length, 5, "the site's search box, and email and password of both forms");
+  for (const id of inputs) assert.match(html, new RegExp(`<label [^>]*for="${id}">`), `label for ${id}`);
   assert.match(html, /autocomplete="current-password"/);
   assert.match(html, /autocomplete="new-password"/);
   await close();

@@ -1,0 +1,38 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+export interface ApiAnswer {
+  readonly status: number;
+  readonly body: unknown;
+  readonly headers: Record<string, string | string[] | number | undefined>;
+}
+
+/**
+ * A page's server-side call of the public API, made as the visitor: the same route, limits,
+ * headers and serialisation as the visitor's own request to the API (an in-process request, from
+ * the visitor's address, under the page's request id). Pages never compute what they show.
+ */
+export async function callApi(app: FastifyInstance, request: FastifyRequest, url: string): Promise<ApiAnswer> {
+  const response = await app.inject({
+    method: 'GET',
+    url,
+    remoteAddress: request.clientIp,
+    headers: { 'x-request-id': String(request.id), accept: 'application/json' },
+  });
+  let body: unknown;
+  try {
+    body = response.json();
+  } catch {
+    body = { error: response.body };
+  }
+  return { status: response.statusCode, body, headers: response.headers };
+}
+
+/** The API's error message, for a page to show in words. */
+export function apiErrorText(answer: ApiAnswer): string {
+  const body = answer.body as { error?: unknown; reset?: unknown };
+  const message = typeof body?.error === 'string' ? body.error : `The API answered ${answer.status}.`;
+  if (answer.status === 429 && typeof body.reset === 'number') {
+    return `${message} The limit resets at ${new Date(body.reset * 1000).toISOString().slice(11, 16)} UTC.`;
+  }
+  return message;
+}

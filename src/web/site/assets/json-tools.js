@@ -1,0 +1,289 @@
+// The tools that answer with one JSON document: DNS, WHOIS, SSL and blacklist. Each renderer turns
+// the API's answer into cards and tables, showing what the API gives and nothing it does not.
+import {
+  apiCallCard,
+  apiErrorText,
+  card,
+  errorAlert,
+  facts,
+  getJson,
+  h,
+  plural,
+  say,
+  startTool,
+  table,
+} from './tool.js';
+
+/** A date of the API (`YYYY-MM-DD` or ISO 8601) as written, without the time when it is midnight UTC. */
+export function shortDate(value) {
+  if (!value) return null;
+  return value
+    .replace(/T00:00:00(\.000)?Z$/, '')
+    .replace('T', ' ')
+    .replace(/:\d\d(\.\d+)?Z$/, ' UTC');
+}
+
+/** Seconds in words for a TTL: 3600 -> "1 h", 90 -> "1 min 30 s". */
+export function duration(seconds) {
+  const units = [
+    ['d', 86_400],
+    ['h', 3_600],
+    ['min', 60],
+    ['s', 1],
+  ];
+  const parts = [];
+  let rest = seconds;
+  for (const [unit, size] of units) {
+    if (rest >= size && parts.length < 2) {
+      parts.push(`${Math.floor(rest / size)} ${unit}`);
+      rest %= size;
+    }
+  }
+  return parts.join(' ') || '0 s';
+}
+
+function dnsResult(answer) {
+  const records = answer.records ?? [];
+  const subject = `${answer.host} ${answer.record_type}`;
+  const parts = [];
+  if (answer.status === 'NXDOMAIN') {
+    parts.push(
+      h('p', { class: 'alert warn' }, `${answer.host} does not exist (NXDOMAIN): there are no records to show.`),
+    );
+  } else if (records.length === 0) {
+    parts.push(h('p', { class: 'alert warn' }, `${answer.host} exists but has no ${answer.record_type} records.`));
+  }
+  if (records.length > 0) {
+    const rows = records.map((record) =>
+      h(
+        'tr',
+        {},
+        h('td', { class: 'mono' }, record.name),
+        h('td', {}, record.record_type),
+        h(
+          'td',
+          { class: 'num' },
+          String(record.ttl),
+          h('span', { class: 'hint-inline' }, ` (${duration(record.ttl)})`),
+        ),
+        h('td', { class: 'mono' }, record.value),
+      ),
+    );
+    parts.push(
+      table(`${subject} records`, ['Name', 'Type', { text: 'TTL (s)', class: 'num' }, 'Value'], rows, {
+        class: 'records',
+      }),
+    );
+  }
+  const summary = `${plural(records.length, 'record')} for ${subject}${answer.cached ? ', from the service’s cache (TTLs counted down)' : ''}.`;
+  return { parts: [card(`${subject}`, h('p', { class: 'hint' }, summary), ...parts)], status: summary };
+}
+
+function nameServers(list) {
+  return list?.length ? h('ul', { class: 'plain' }, ...list.map((server) => h('li', { class: 'mono' }, server))) : null;
+}
+
+function whoisResult(answer) {
+  const p = answer.parsed ?? {};
+  const parts = [];
+  if (p.registered === false) {
+    parts.push(
+      h('p', { class: 'alert warn' }, `${answer.target} is not registered: the registry has no record of it.`),
+    );
+  }
+  const statuses = p.status?.length
+    ? h('ul', { class: 'badges' }, ...p.status.map((status) => h('li', { class: 'badge' }, status)))
+    : null;
+  const entries =
+    answer.target_type === 'ip'
+      ? [
+          ['Network name', p.network_name],
+          ['Organisation', p.organisation],
+          ['Range', p.range],
+          ['CIDR', p.cidr?.length ? p.cidr.join(', ') : null],
+          ['Country', p.country],
+          ['Registry', p.registry?.toUpperCase()],
+          ['Last change', p.updated_date],
+        ]
+      : [
+          ['Domain', p.domain_name],
+          ['Registrar', p.registrar],
+          ['Registered on', p.creation_date],
+          ['Expires on', p.expiration_date],
+          ['Last change', p.updated_date],
+          ['Name servers', nameServers(p.name_servers)],
+          ['Status', statuses],
+          ['DNSSEC', p.dnssec],
+        ];
+  parts.push(facts(entries));
+  const source = `Source: ${answer.source === 'rdap' ? 'RDAP' : 'WHOIS'}, asked ${shortDate(answer.queried_at)}${answer.cached ? ' (from the service’s cache)' : ''}.`;
+  parts.push(h('p', { class: 'hint' }, source));
+  const servers = (answer.servers ?? []).map((step) =>
+    h(
+      'tr',
+      {},
+      h('td', {}, step.protocol.toUpperCase()),
+      h('td', { class: 'mono' }, step.server),
+      h('td', { class: 'mono' }, step.query ?? ''),
+      h(
+        'td',
+        {},
+        step.error
+          ? h('span', { class: 'badge bad' }, step.error)
+          : [step.referral ? `answered, referred to ${step.referral}` : 'answered', step.note ? `; ${step.note}` : ''],
+      ),
+      h('td', { class: 'num' }, `${step.duration_ms} ms`),
+    ),
+  );
+  const chain = h(
+    'details',
+    {},
+    h('summary', {}, `Servers asked (${servers.length})`),
+    table('Servers asked', ['Protocol', 'Server', 'Query', 'Result', { text: 'Time', class: 'num' }], servers),
+  );
+  const raw = h(
+    'details',
+    {},
+    h('summary', {}, answer.source === 'rdap' ? 'Raw RDAP answer' : 'Raw WHOIS answer'),
+    h('pre', { class: 'raw', tabindex: 0 }, answer.raw),
+  );
+  return { parts: [card(answer.target, ...parts, chain, raw)], status: `WHOIS of ${answer.target} shown.` };
+}
+
+function sslVerdict(answer) {
+  const days = answer.days_remaining;
+  const until = shortDate(answer.valid_to);
+  if (!answer.valid) {
+    const reasons = (answer.validation_errors ?? []).map((error) => error.message).join('; ');
+    const expiry =
+      days < 0
+        ? `It expired ${plural(-days, 'day')} ago (${until}).`
+        : `It expires on ${until}, in ${plural(days, 'day')}.`;
+    return {
+      kind: 'bad',
+      text: `Not valid: ${reasons || answer.validation_error || 'the certificate failed verification'}.`,
+      detail: expiry,
+    };
+  }
+  if (days < 30)
+    return {
+      kind: 'warn',
+      text: `Valid, but expires soon: ${plural(days, 'day')} left.`,
+      detail: `Valid until ${until}.`,
+    };
+  return { kind: 'good', text: `Valid: ${plural(days, 'day')} left.`, detail: `Valid until ${until}.` };
+}
+
+function sslResult(answer) {
+  const verdict = sslVerdict(answer);
+  const key = [answer.key_type, answer.key_curve, answer.bits ? `${answer.bits} bits` : null]
+    .filter(Boolean)
+    .join(', ');
+  const names = answer.alt_names?.length
+    ? h('ul', { class: 'plain' }, ...answer.alt_names.map((name) => h('li', { class: 'mono' }, name)))
+    : null;
+  const certificate = card(
+    `Certificate of ${answer.host}`,
+    h('p', { class: `verdict ${verdict.kind}` }, verdict.text),
+    h('p', {}, verdict.detail),
+    facts([
+      ['Subject', answer.subject],
+      ['Alternative names', names],
+      ['Issuer', [answer.issuer, answer.issuer_org ? ` (${answer.issuer_org})` : ''].join('')],
+      ['Valid from', shortDate(answer.valid_from)],
+      ['Valid to', shortDate(answer.valid_to)],
+      ['Key', key],
+      ['Signature', answer.signature_algorithm],
+      ['Protocol', [answer.protocol, answer.cipher].filter(Boolean).join(', ')],
+      ['Server', `${answer.address} port ${answer.port}`],
+      ['Serial', h('span', { class: 'mono' }, answer.serial)],
+      ['SHA-256', h('span', { class: 'mono' }, answer.fingerprint)],
+    ]),
+  );
+  const chainRows = (answer.chain ?? []).map((link, index) =>
+    h(
+      'tr',
+      {},
+      h('td', { class: 'num' }, String(index)),
+      h('td', {}, link.subject),
+      h('td', {}, link.issuer),
+      h('td', {}, shortDate(link.valid_to)),
+    ),
+  );
+  const chain = card(
+    'Chain',
+    table('Certificate chain', [{ text: '#', class: 'num' }, 'Subject', 'Issuer', 'Valid to'], chainRows),
+  );
+  return { parts: [h('div', { class: 'grid' }, certificate, chain)], status: verdict.text };
+}
+
+const LIST_STATUS = {
+  listed: ['bad', 'listed'],
+  not_listed: ['good', 'not listed'],
+  error: ['warn', 'error'],
+};
+
+function blacklistResult(answer) {
+  const { total, listed, errors = 0 } = answer;
+  let verdict;
+  if (listed > 0)
+    verdict = {
+      kind: 'bad',
+      text: `Listed on ${listed} of ${plural(total, 'list')}${errors > 0 ? `; ${errors} could not answer` : ''}.`,
+    };
+  else if (errors > 0)
+    verdict = {
+      kind: 'warn',
+      text: `Not listed on ${total - errors} of ${plural(total, 'list')}; ${errors} could not answer, so they say nothing either way.`,
+    };
+  else verdict = { kind: 'good', text: `Not listed on any of the ${plural(total, 'list')}.` };
+  const rows = (answer.results ?? []).map((result) => {
+    const status = result.status ?? (result.listed ? 'listed' : 'not_listed');
+    const [kind, word] = LIST_STATUS[status] ?? ['warn', status];
+    const details = [
+      result.return_codes?.length ? `Returned ${result.return_codes.join(', ')}.` : '',
+      result.reason ? ` ${result.reason}` : '',
+      result.error ? ` ${result.error}` : '',
+    ]
+      .join('')
+      .trim();
+    return h(
+      'tr',
+      { 'data-status': status },
+      h('td', {}, result.name),
+      h('td', { class: 'mono' }, result.zone),
+      h('td', {}, h('span', { class: `badge ${kind}` }, word)),
+      h('td', {}, details),
+    );
+  });
+  return {
+    parts: [
+      card(
+        answer.ip,
+        h('p', { class: `verdict ${verdict.kind}` }, verdict.text),
+        answer.cached ? h('p', { class: 'hint' }, 'From the service’s cache.') : null,
+        table(`Blacklists for ${answer.ip}`, ['List', 'Zone', 'Result', 'Details'], rows),
+      ),
+    ],
+    status: verdict.text,
+  };
+}
+
+const RENDERERS = { dns: dnsResult, whois: whoisResult, ssl: sslResult, blacklist: blacklistResult };
+
+async function runJsonTool({ form, apiPath, result, status, signal }) {
+  say(status, 'Asking the API…', true);
+  const answer = await getJson(apiPath, signal);
+  if (signal.aborted) return;
+  if (answer.ok) {
+    const shown = RENDERERS[form.dataset.tool](answer.body);
+    result.replaceChildren(...shown.parts, apiCallCard(apiPath, answer.body));
+    say(status, shown.status);
+  } else {
+    const text = apiErrorText(answer.status, answer.body);
+    result.replaceChildren(errorAlert(text), apiCallCard(apiPath, answer.body));
+    say(status, '');
+  }
+}
+
+startTool(runJsonTool);

@@ -1,0 +1,212 @@
+// The ping page: reads /api/v1/ping's events as they arrive and grows a latency chart (an SVG drawn
+// here: x the request number, y the round trip), a table of replies and, at the end, the summary.
+import {
+  apiCallCard,
+  apiErrorText,
+  card,
+  errorAlert,
+  h,
+  labelCells,
+  readEvents,
+  say,
+  startTool,
+  table,
+  updateRawJson,
+} from './tool.js';
+
+const SVG = 'http://www.w3.org/2000/svg';
+const HEIGHT = 220;
+const PAD = { left: 62, right: 14, top: 16, bottom: 30 };
+
+function svg(tag, attributes = {}, text) {
+  const element = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, String(value));
+  if (text !== undefined) element.textContent = text;
+  return element;
+}
+
+/** A round upper bound for the y axis: 1, 2 or 5 times a power of ten, at least the largest value. */
+function niceMax(value) {
+  if (!(value > 0)) return 1;
+  const power = 10 ** Math.floor(Math.log10(value));
+  return [1, 2, 5, 10].map((step) => step * power).find((bound) => bound >= value) ?? 10 * power;
+}
+
+const ms = (value) => `${Number(value.toPrecision(3))} ms`;
+
+/**
+ * Draws the chart for the results so far: one point per reply, a mark on the top edge per timeout,
+ * grid lines and axis labels. Redrawn whole on every event (at most 10 points) and on resize; its
+ * width is the width it is shown at (one unit a pixel), so labels keep their size at any width.
+ */
+function drawChart(chart, results, count) {
+  const width = Math.max(260, Math.round(chart.getBoundingClientRect().width || 600));
+  const replies = results.filter((result) => result.type === 'reply');
+  const lost = results.filter((result) => result.type === 'timeout');
+  const top = niceMax(Math.max(0, ...replies.map((reply) => reply.time_ms)));
+  const last = Math.max(count, ...results.map((result) => result.seq));
+  const plotWidth = width - PAD.left - PAD.right;
+  const plotHeight = HEIGHT - PAD.top - PAD.bottom;
+  const x = (seq) => PAD.left + (last === 1 ? plotWidth / 2 : ((seq - 1) / (last - 1)) * plotWidth);
+  const y = (time) => PAD.top + plotHeight - (time / top) * plotHeight;
+  chart.setAttribute('viewBox', `0 0 ${width} ${HEIGHT}`);
+  chart.setAttribute('width', String(width));
+  chart.setAttribute('height', String(HEIGHT));
+  const parts = [];
+  for (let step = 0; step <= 4; step++) {
+    const value = (top * step) / 4;
+    parts.push(svg('line', { class: 'grid-line', x1: PAD.left, x2: width - PAD.right, y1: y(value), y2: y(value) }));
+    parts.push(svg('text', { class: 'axis-label', x: PAD.left - 6, y: y(value) + 4, 'text-anchor': 'end' }, ms(value)));
+  }
+  const labelEvery = Math.ceil(last / Math.max(2, Math.floor(plotWidth / 28)));
+  for (let seq = 1; seq <= last; seq++) {
+    if ((seq - 1) % labelEvery !== 0 && seq !== last) continue;
+    parts.push(
+      svg(
+        'text',
+        { class: 'axis-label', x: x(seq), y: HEIGHT - PAD.bottom + 18, 'text-anchor': 'middle' },
+        String(seq),
+      ),
+    );
+  }
+  if (replies.length > 1) {
+    const line = replies.map((reply) => `${x(reply.seq).toFixed(1)},${y(reply.time_ms).toFixed(1)}`).join(' ');
+    parts.push(svg('polyline', { class: 'series', points: line }));
+  }
+  for (const reply of replies) {
+    const point = svg('circle', { class: 'point', cx: x(reply.seq), cy: y(reply.time_ms), r: 4.5 });
+    point.append(svg('title', {}, `Request ${reply.seq}: ${ms(reply.time_ms)}`));
+    parts.push(point);
+  }
+  for (const timeout of lost) {
+    const cx = x(timeout.seq);
+    const mark = svg('path', { class: 'lost', d: `M${cx - 6},${PAD.top - 6} h12 l-6,10 z` });
+    mark.append(svg('title', {}, `Request ${timeout.seq}: no reply`));
+    parts.push(mark, svg('line', { class: 'lost-line', x1: cx, x2: cx, y1: PAD.top + 4, y2: PAD.top + plotHeight }));
+  }
+  chart.replaceChildren(...parts);
+  chart.setAttribute(
+    'aria-label',
+    `Round-trip times: ${replies.length} ${replies.length === 1 ? 'reply' : 'replies'}, ${lost.length} lost, of ${count} requests.`,
+  );
+}
+
+const HEADINGS = [
+  { text: 'Request', class: 'num' },
+  'Result',
+  'From',
+  { text: 'Time', class: 'num' },
+  { text: 'TTL', class: 'num' },
+];
+
+function resultRow(event) {
+  if (event.type === 'reply') {
+    return h(
+      'tr',
+      {},
+      h('td', { class: 'num' }, String(event.seq)),
+      h('td', {}, h('span', { class: 'badge good' }, event.late ? 'late reply' : 'reply')),
+      h('td', { class: 'mono' }, event.ip),
+      h('td', { class: 'num' }, ms(event.time_ms)),
+      h('td', { class: 'num' }, String(event.ttl)),
+    );
+  }
+  const why =
+    event.reason === 'icmp_error'
+      ? `${event.message ?? 'ICMP error'}${event.from ? ` from ${event.from}` : ''}`
+      : 'no reply';
+  return h(
+    'tr',
+    { class: 'lost-row' },
+    h('td', { class: 'num' }, String(event.seq)),
+    h('td', {}, h('span', { class: 'badge bad' }, 'lost')),
+    h('td', { colspan: 3, 'data-label': 'Why' }, why),
+  );
+}
+
+function summaryLine(done) {
+  const item = (label, value) => h('span', {}, `${label} `, h('strong', {}, value));
+  return h(
+    'p',
+    { class: 'summary-line', id: 'ping-summary' },
+    item('Sent', String(done.packets_sent)),
+    ' ',
+    item('Received', String(done.packets_received)),
+    ' ',
+    item('Loss', `${done.packet_loss}%`),
+    ' ',
+    done.packets_received > 0
+      ? item('Min / avg / max', `${ms(done.min_ms)} / ${ms(done.avg_ms)} / ${ms(done.max_ms)}`)
+      : item('Round trips', 'none'),
+  );
+}
+
+async function runPing({ form, apiPath, result, status, signal }) {
+  const count = Number(form.elements.namedItem('count')?.value) || 4;
+  const events = [];
+  const results = [];
+  const chart = svg('svg', {
+    class: 'chart',
+    role: 'img',
+    'aria-label': 'Round-trip times: waiting for the first reply.',
+  });
+  const summary = h('div', { 'aria-live': 'polite' });
+  const heading = h('p', { class: 'hint' }, 'Starting…');
+  const api = apiCallCard(apiPath, events, { stream: true });
+  const replies = table('Replies', HEADINGS, []);
+  const rows = replies.querySelector('tbody');
+  const repliesCard = card('Replies', replies);
+  result.replaceChildren(card('Round-trip times', heading, chart, summary), repliesCard, api);
+  const redraw = () => drawChart(chart, results, count);
+  redraw();
+  const observer = new ResizeObserver(redraw);
+  observer.observe(result);
+  signal.addEventListener('abort', () => observer.disconnect());
+  say(status, 'Pinging…', true);
+  let finished = false;
+  const answer = await readEvents(apiPath, signal, (event) => {
+    events.push(event);
+    updateRawJson(api, events);
+    if (event.type === 'start') {
+      heading.textContent = `Pinging ${event.host}${event.host === event.resolved_ip ? '' : ` (${event.resolved_ip})`} with ${count} ${count === 1 ? 'request' : 'requests'}, one a second.`;
+    } else if (event.type === 'reply' || event.type === 'timeout') {
+      // A late reply replaces the timeout sent for its request.
+      const earlier = results.findIndex((known) => known.seq === event.seq);
+      if (earlier === -1) {
+        results.push(event);
+        rows.append(labelCells(resultRow(event), HEADINGS));
+      } else {
+        results[earlier] = event;
+        rows.children[earlier]?.replaceWith(labelCells(resultRow(event), HEADINGS));
+      }
+      redraw();
+    } else if (event.type === 'done') {
+      finished = true;
+      summary.replaceChildren(summaryLine(event));
+      say(status, `Done: ${event.packets_received} of ${event.packets_sent} replies, ${event.packet_loss}% loss.`);
+    } else if (event.type === 'error') {
+      finished = true;
+      summary.replaceChildren(errorAlert(`Ping stopped: ${event.message}`));
+      say(status, '');
+      if (results.length === 0) {
+        // Nothing was measured: no empty chart and table, only what went wrong.
+        heading.remove();
+        chart.remove();
+        repliesCard.remove();
+      }
+    }
+  });
+  if (signal.aborted) return;
+  if (answer.status !== 200) {
+    result.replaceChildren(
+      errorAlert(apiErrorText(answer.status, answer.body)),
+      apiCallCard(apiPath, answer.body, { stream: true }),
+    );
+    say(status, '');
+  } else if (!finished) {
+    summary.replaceChildren(errorAlert('The stream ended before ping finished.'));
+    say(status, '');
+  }
+}
+
+startTool(runPing);

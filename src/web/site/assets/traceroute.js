@@ -1,0 +1,188 @@
+// The traceroute page: the hop table fills row by row as /api/v1/traceroute's `hop` events arrive;
+// when the trace is done, one POST /api/v1/batch with the hops' addresses adds each hop's country
+// and network. Should that call fail, the columns say "unknown": the hops themselves stand.
+import {
+  apiCallCard,
+  apiErrorText,
+  card,
+  codeBlock,
+  errorAlert,
+  h,
+  labelCells,
+  readEvents,
+  say,
+  shellQuote,
+  startTool,
+  table,
+  unknown,
+  updateRawJson,
+} from './tool.js';
+
+const ms = (value) => `${Number(value.toPrecision(3))} ms`;
+
+const HEADINGS = [
+  { text: 'Hop', class: 'num' },
+  'Address',
+  'Host name',
+  { text: 'Round trip', class: 'num' },
+  'Country',
+  'Network',
+];
+
+function hopRow(event) {
+  const silent = event.ip === null;
+  const name = silent
+    ? unknown('no answer')
+    : event.hostname && event.hostname !== event.ip
+      ? event.hostname
+      : unknown('no name');
+  return h(
+    'tr',
+    { 'data-hop': event.hop, 'data-ip': event.ip ?? '', class: silent ? null : 'pending' },
+    h('td', { class: 'num' }, String(event.hop)),
+    h('td', { class: 'mono' }, silent ? '*' : event.ip),
+    h('td', { class: 'mono' }, name),
+    h(
+      'td',
+      { class: 'num' },
+      event.rtt_ms === null ? '' : ms(event.rtt_ms),
+      event.annotation ? ` ${event.annotation}` : '',
+    ),
+    h('td', { class: 'country' }, silent ? '' : '…'),
+    h('td', { class: 'network' }, silent ? '' : '…'),
+  );
+}
+
+/** Fills a hop's country and network from its /json-like answer in the batch; anything else reads "unknown". */
+function locate(row, answer) {
+  row.classList.remove('pending');
+  const country = row.querySelector('.country');
+  const network = row.querySelector('.network');
+  if (!country || !network) return;
+  if (!answer || typeof answer !== 'object' || 'error' in answer) {
+    const why = answer && typeof answer.error === 'string' ? answer.error : 'no answer for this address';
+    country.replaceChildren(h('span', { class: 'unknown', title: why }, 'unknown'));
+    network.replaceChildren(h('span', { class: 'unknown', title: why }, 'unknown'));
+    return;
+  }
+  if (answer.special) {
+    country.replaceChildren(unknown(`none (${answer.special.name})`));
+    network.replaceChildren(unknown(answer.special.range));
+    return;
+  }
+  const place = answer.location?.country
+    ? `${answer.location.country}${answer.location.countryCode ? ` (${answer.location.countryCode})` : ''}`
+    : null;
+  country.replaceChildren(place ?? unknown());
+  const asn = answer.network?.asn;
+  network.replaceChildren(
+    asn ? h('a', { href: `/lookup/${asn}` }, asn) : unknown(),
+    answer.network?.provider ? ` ${answer.network.provider}` : '',
+  );
+}
+
+async function locateHops(rows, batchCard, notes, signal) {
+  const addresses = [...new Set(rows.map((row) => row.dataset.ip).filter(Boolean))];
+  if (addresses.length === 0) return;
+  const body = JSON.stringify(addresses);
+  batchCard.append(
+    h('p', {}, 'Countries and networks of the hops, in one call:'),
+    codeBlock(
+      `curl -X POST -H 'content-type: application/json' --data ${shellQuote(body)} ${shellQuote(`${location.origin}/api/v1/batch`)}`,
+      'the batch curl command',
+    ),
+  );
+  let answers = null;
+  let problem = null;
+  let credit = null;
+  try {
+    const response = await fetch('/api/v1/batch', {
+      method: 'POST',
+      signal,
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body,
+    });
+    const json = await response.json().catch(() => null);
+    // The IP data's licences ask for credit wherever it is shown (the API sends it with each answer).
+    credit = response.headers.get('x-data-attribution');
+    if (response.ok && json && typeof json === 'object') answers = json;
+    else problem = apiErrorText(response.status, json);
+  } catch (error) {
+    if (signal.aborted) return;
+    problem = `the batch call failed (${error instanceof Error ? error.message : String(error)})`;
+  }
+  if (signal.aborted) return;
+  for (const row of rows)
+    if (row.dataset.ip) locate(row, answers?.[row.dataset.ip] ?? (problem ? { error: problem } : null));
+  if (problem) notes.append(h('p', { class: 'alert warn' }, `Countries and networks are unknown: ${problem}`));
+  else if (credit) notes.append(h('p', { class: 'hint' }, `Countries and networks: ${credit}.`));
+  else
+    batchCard.append(
+      h(
+        'details',
+        {},
+        h('summary', {}, 'Raw JSON from /api/v1/batch'),
+        h('pre', { class: 'raw', tabindex: 0 }, JSON.stringify(answers, null, 2)),
+      ),
+    );
+}
+
+async function runTraceroute({ apiPath, result, status, signal }) {
+  const events = [];
+  const heading = h('p', { class: 'hint' }, 'Starting…');
+  const hops = table('Hops', HEADINGS, [], { id: 'hops' });
+  const rows = hops.querySelector('tbody');
+  const outcome = h('div', { 'aria-live': 'polite' });
+  const notes = h('div', {});
+  const api = apiCallCard(apiPath, events, { stream: true });
+  const batchCard = h('div', {});
+  api.append(batchCard);
+  result.replaceChildren(card('Route', heading, hops, outcome, notes), api);
+  say(status, 'Tracing…', true);
+  let done = null;
+  const answer = await readEvents(apiPath, signal, (event) => {
+    events.push(event);
+    updateRawJson(api, events);
+    if (event.type === 'start') {
+      heading.textContent = `Route to ${event.host}${event.host === event.resolved_ip ? '' : ` (${event.resolved_ip})`}, as the hops answer.`;
+    } else if (event.type === 'hop') {
+      rows?.append(labelCells(hopRow(event), HEADINGS));
+      say(status, `Hop ${event.hop}…`, true);
+    } else if (event.type === 'done') {
+      done = event;
+      outcome.replaceChildren(
+        h(
+          'p',
+          { class: `verdict ${event.reached ? 'good' : 'warn'}` },
+          event.reached
+            ? `Reached in ${event.total_hops} hops.`
+            : `Not reached: traceroute stopped after ${event.total_hops} hops.`,
+        ),
+      );
+      say(status, event.reached ? `Reached in ${event.total_hops} hops.` : 'Destination not reached.');
+    } else if (event.type === 'error') {
+      outcome.replaceChildren(errorAlert(`Traceroute stopped: ${event.message}`));
+      say(status, '');
+      if (rows?.children.length === 0) {
+        heading.remove();
+        hops.remove();
+      }
+    }
+  });
+  if (signal.aborted) return;
+  if (answer.status !== 200) {
+    result.replaceChildren(
+      errorAlert(apiErrorText(answer.status, answer.body)),
+      apiCallCard(apiPath, answer.body, { stream: true }),
+    );
+    say(status, '');
+    return;
+  }
+  if (!done && !events.some((event) => event.type === 'error')) {
+    outcome.replaceChildren(errorAlert('The stream ended before traceroute finished.'));
+  }
+  // The hops so far are worth locating even when the trace stopped early.
+  await locateHops([...(rows?.children ?? [])], batchCard, notes, signal);
+}
+
+startTool(runTraceroute);

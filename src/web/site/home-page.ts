@@ -1,0 +1,44 @@
+import { escapeHtml as e } from '../html.ts';
+import type { AssetStore } from './assets.ts';
+import { codeBlock, type IpAnswer, ipFactCards, rawJson } from './ip-view.ts';
+
+export interface HomeView {
+  readonly answer: IpAnswer;
+  /** This instance's origin as the visitor reached it, for the terminal examples. */
+  readonly origin: string;
+  readonly publicIpv4Url: string | null;
+  readonly publicIpv6Url: string | null;
+}
+
+/**
+ * The visitor's address and its facts, rendered on the server from the /api/v1/json answer so they
+ * show with JavaScript off. With PUBLIC_IPV4_URL and PUBLIC_IPV6_URL set, home.js asks each for
+ * /api/v1/ipv6 and fills in the other family.
+ */
+export function renderHome(assets: AssetStore, view: HomeView): string {
+  const { answer } = view;
+  const family = answer.ip.includes(':') ? 'IPv6' : 'IPv4';
+  const bothFamilies = view.publicIpv4Url !== null && view.publicIpv6Url !== null;
+  // With both family URLs, one box per family: this connection's is filled here, the other by
+  // home.js; without them, the one address this connection shows.
+  const familyBox = (number: 4 | 6, url: string | null) => {
+    const mine = family === `IPv${number}`;
+    return `<div class="family" data-family-url="${e(url ?? '')}" data-family="${number}"><p class="label">Your IPv${number} address${mine ? ' (this connection)' : ''}</p><p class="address"${mine ? ' id="my-ip"' : ''} aria-live="polite">${mine ? e(answer.ip) : '…'}</p></div>`;
+  };
+  const addresses = bothFamilies
+    ? `${familyBox(4, view.publicIpv4Url)}${familyBox(6, view.publicIpv6Url)}`
+    : `<div><p class="label" id="my-ip-label">Your IP address (${family})</p><p class="address" id="my-ip">${e(answer.ip)}</p></div>`;
+  return `<h1 class="visually-hidden">What is my IP address</h1>
+<section class="hero" aria-label="Your IP address">
+${addresses}
+<div class="actions"><button type="button" class="secondary" data-copy="${e(answer.ip)}">Copy address</button><a class="button secondary" href="/lookup/${e(answer.ip)}">Share this lookup</a></div>
+</section>
+${ipFactCards(answer, assets.url('world.svg'))}
+<section class="card" aria-labelledby="terminal-title">
+<h2 id="terminal-title">From a terminal</h2>
+<p>Your address as one line, or everything above as JSON:</p>
+${codeBlock(`curl ${view.origin}/`, 'the plain-text command')}
+${codeBlock(`curl ${view.origin}/api/v1/json`, 'the JSON command')}
+${rawJson(answer, '/api/v1/json')}
+</section>`;
+}

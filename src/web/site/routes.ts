@@ -1,0 +1,186 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { requestFacts } from '../../accounts/account-http.ts';
+import { isSecureRequest, requestHost } from '../../accounts/session-cookie.ts';
+import type { TrustProxy } from '../../http/trust-proxy.ts';
+import { escapeHtml as e } from '../html.ts';
+import { apiErrorText, callApi } from './api-call.ts';
+import { type AssetStore, registerAssetRoute } from './assets.ts';
+import { renderHome } from './home-page.ts';
+import type { IpAnswer } from './ip-view.ts';
+import { contentSecurityPolicy, type PageOptions, renderPage, sendPage } from './layout.ts';
+import { type AsnPageAnswer, lookupKind, renderAsnLookup, renderIpLookup } from './lookup-page.ts';
+import { TOOLS } from './tools/definitions.ts';
+import { renderToolList, renderToolPage, toolTitle } from './tools/tool-page.ts';
+
+/**
+ * A page's route: not in the API document, and open to any query (a link may add `utm_source` and
+ * the like, which the API's closed query schemas would refuse; a page reads only what it knows).
+ */
+const pageRoute = () => ({ schema: { hide: true }, config: { openQueryString: true } });
+
+export interface SiteOptions {
+  readonly assets: AssetStore;
+  readonly trustProxy: TrustProxy;
+  readonly publicIpv4Url: string | null;
+  readonly publicIpv6Url: string | null;
+}
+
+/**
+ * The site: the home page (the visitor's address and facts), lookups, one page per tool, the API
+ * reference, and the files they load. Every fact a page shows comes from the public API: rendered
+ * on the server from an in-process call of it (callApi), or fetched by the page's script.
+ */
+export function registerSite(app: FastifyInstance, options: SiteOptions): void {
+  const { assets } = options;
+  const policy = contentSecurityPolicy(
+    [options.publicIpv4Url, options.publicIpv6Url].filter((url): url is string => url !== null).map(origin),
+  );
+  registerAssetRoute(app, assets);
+
+  const originOf = (request: FastifyRequest) => {
+    const facts = requestFacts(request);
+    const scheme = isSecureRequest(facts, options.trustProxy) ? 'https' : 'http';
+    return `${scheme}://${requestHost(facts, options.trustProxy) ?? 'localhost'}`;
+  };
+  const page = (reply: FastifyReply, pageOptions: PageOptions, status = 200) =>
+    sendPage(reply, renderPage(assets, pageOptions), policy, status);
+  const attributionOf = (headers: Record<string, unknown>) => {
+    const value = headers['x-data-attribution'];
+    return typeof value === 'string' ? value : '';
+  };
+  const errorPage = (
+    reply: FastifyReply,
+    title: string,
+    message: string,
+    status: number,
+    active: PageOptions['active'],
+  ) =>
+    page(
+      reply,
+      {
+        title: `${title} · netinfo`,
+        description: message,
+        active,
+        attribution: '',
+        main: `<h1>${e(title)}</h1><p class="alert error" role="alert">${e(message)}</p>`,
+      },
+      status,
+    );
+
+  // Browsers only (Accept with text/html): curl and the like get the address as text (src/text/).
+  app.get('/', { ...pageRoute(), constraints: { answers: 'html' } }, async (request, reply) => {
+    const answer = await callApi(app, request, '/api/v1/json');
+    if (answer.status !== 200) return errorPage(reply, 'Your IP address', apiErrorText(answer), answer.status, 'home');
+    return page(reply, {
+      title: 'What is my IP address? · netinfo',
+      description: 'Your IP address, its location, network and security facts, from an open API.',
+      active: 'home',
+      scripts: ['home.js'],
+      attribution: attributionOf(answer.headers),
+      main: renderHome(assets, {
+        answer: answer.body as IpAnswer,
+        origin: originOf(request),
+        publicIpv4Url: options.publicIpv4Url,
+        publicIpv6Url: options.publicIpv6Url,
+      }),
+    });
+  });
+
+  // The search box's form (it works without JavaScript): /lookup?q=X is /lookup/X.
+  app.get('/lookup', pageRoute(), async (request, reply) => {
+    const query = (request.query as { q?: unknown }).q;
+    const target = typeof query === 'string' ? query.trim() : '';
+    return reply.redirect(target === '' ? '/' : `/lookup/${encodeURIComponent(target)}`, 303);
+  });
+
+  app.get('/lookup/:target', pageRoute(), async (request, reply) => {
+    const { target } = request.params as { target: string };
+    const kind = lookupKind(target);
+    const apiPath = `/api/v1/${kind === 'asn' ? 'asn' : 'json'}/${encodeURIComponent(target)}`;
+    const answer = await callApi(app, request, apiPath);
+    if (answer.status !== 200) {
+      const looksLikeName = kind === 'ip' && /^[a-z0-9.-]+\.[a-z]{2,}\.?$/i.test(target);
+      const hint = looksLikeName
+        ? `<p>To see the records of a name, use the <a href="/tools/dns?host=${encodeURIComponent(target)}&amp;type=A">DNS tool</a>.</p>`
+        : '';
+      return page(
+        reply,
+        {
+          title: `${target} · netinfo`,
+          description: `Lookup of ${target}`,
+          active: 'lookup',
+          query: target,
+          attribution: '',
+          main: `<h1>${e(target)}</h1><div class="alert error" role="alert"><p>${
+            answer.status === 400
+              ? `“${e(target)}” is not an IP address or an AS number.`
+              : answer.status === 404
+                ? `The loaded data knows no ${e(target)}.`
+                : 'The lookup failed.'
+          }</p><p>The API answered ${answer.status}: ${e(apiErrorText(answer))}</p></div>${hint}`,
+        },
+        answer.status,
+      );
+    }
+    const main =
+      kind === 'asn'
+        ? renderAsnLookup(answer.body as AsnPageAnswer, apiPath)
+        : renderIpLookup(assets, answer.body as IpAnswer, apiPath);
+    const subject = kind === 'asn' ? (answer.body as AsnPageAnswer).asn : (answer.body as IpAnswer).ip;
+    return page(reply, {
+      title: `${subject} · netinfo`,
+      description: `What netinfo knows about ${subject}: ${kind === 'asn' ? 'organisation and prefixes' : 'location, network and security facts'}.`,
+      active: 'lookup',
+      query: target,
+      attribution: attributionOf(answer.headers),
+      main,
+    });
+  });
+
+  app.get('/docs', pageRoute(), async (_request, reply) =>
+    page(reply, {
+      title: 'API reference · netinfo',
+      description: 'Interactive reference of the netinfo API, generated from its OpenAPI document.',
+      active: 'docs',
+      attribution: '',
+      styles: ['swagger-ui.css'],
+      classicScripts: ['swagger-ui-bundle.js'],
+      scripts: ['docs.js'],
+      main: `${DOCS_INTRO}
+<div class="api-reference" id="api-reference" data-openapi="/api/v1/openapi.json"><noscript><p class="alert warn">The interactive reference needs JavaScript; the document itself is at <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.</p></noscript></div>`,
+    }),
+  );
+  app.get('/tools', pageRoute(), (_request, reply) =>
+    page(reply, {
+      title: 'Network tools · netinfo',
+      description: 'DNS, WHOIS, SSL, blacklist, ping and traceroute, each a page over the public API.',
+      active: 'tools',
+      attribution: '',
+      main: renderToolList(TOOLS),
+    }),
+  );
+  for (const tool of TOOLS) {
+    // The page holds only the form: its script fetches the API's answer from the browser, as any client.
+    app.get(tool.path, pageRoute(), (request, reply) => {
+      const query = request.query as Record<string, unknown>;
+      return page(reply, {
+        title: toolTitle(tool, query),
+        description: tool.summary,
+        active: tool.key,
+        scripts: [tool.script],
+        attribution: '',
+        main: renderToolPage(tool, query),
+      });
+    });
+  }
+}
+
+const DOCS_INTRO = `<h1>API reference</h1>
+<p class="lead">Every endpoint of this instance, generated from its OpenAPI document
+(<a href="/api/v1/openapi.json">/api/v1/openapi.json</a>). "Try it out" sends the request to this
+instance, with the same limits as any client; an API key from the <a href="/dashboard">dashboard</a> goes
+in "Authorize".</p>`;
+
+function origin(url: string): string {
+  return new URL(url).origin;
+}

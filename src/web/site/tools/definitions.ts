@@ -1,0 +1,167 @@
+import { API_RECORD_TYPES } from '../../../dns/route.ts';
+import { PING_DEFAULT_COUNT, PING_MAX_COUNT, PING_MIN_COUNT } from '../../../ping/route.ts';
+
+/** One control of a tool's form: its name in the page's URL and the API parameter it becomes. */
+export interface ToolField {
+  /** The page's query parameter (`/tools/dns?type=MX`). */
+  readonly name: string;
+  /** The API's query parameter it is sent as (`record_type=MX`). */
+  readonly api: string;
+  readonly label: string;
+  readonly kind: 'text' | 'select' | 'number';
+  readonly required: boolean;
+  readonly placeholder?: string;
+  readonly options?: readonly string[];
+  readonly defaultValue?: string;
+  readonly min?: number;
+  readonly max?: number;
+  readonly hint?: string;
+  /** A short control (record type, count) beside the main one. */
+  readonly narrow?: boolean;
+}
+
+export interface ToolDefinition {
+  readonly key: 'dns' | 'whois' | 'ssl' | 'blacklist' | 'ping' | 'traceroute';
+  readonly path: string;
+  /** The `<h1>` and the start of the `<title>`. */
+  readonly heading: string;
+  /** One sentence for the page's lead, its meta description and the /tools list. */
+  readonly summary: string;
+  readonly api: string;
+  /** Server-Sent Events (ping, traceroute) rather than one JSON answer. */
+  readonly stream: boolean;
+  /** The page's module: json-tools.js runs the JSON tools, ping.js and traceroute.js the streams (all over tool.js). */
+  readonly script: 'json-tools.js' | 'ping.js' | 'traceroute.js';
+  readonly submit: string;
+  readonly fields: readonly ToolField[];
+}
+
+/** The tool pages, in the order of the navigation. Each is a view of one public API endpoint. */
+export const TOOLS: readonly ToolDefinition[] = [
+  {
+    key: 'dns',
+    path: '/tools/dns',
+    heading: 'DNS lookup',
+    summary: 'The DNS records of one type for a host name, with their TTLs.',
+    api: '/api/v1/dns',
+    stream: false,
+    script: 'json-tools.js',
+    submit: 'Look up',
+    fields: [
+      {
+        name: 'host',
+        api: 'host',
+        label: 'Host name',
+        kind: 'text',
+        required: true,
+        placeholder: 'example.com',
+        hint: 'For a PTR record, give the IP address as the host name.',
+      },
+      {
+        name: 'type',
+        api: 'record_type',
+        label: 'Record type',
+        kind: 'select',
+        required: true,
+        options: API_RECORD_TYPES,
+        defaultValue: 'A',
+        narrow: true,
+      },
+    ],
+  },
+  {
+    key: 'whois',
+    path: '/tools/whois',
+    heading: 'WHOIS lookup',
+    summary: 'Who registered a domain or holds an IP address block, from the registries’ WHOIS or RDAP servers.',
+    api: '/api/v1/whois',
+    stream: false,
+    script: 'json-tools.js',
+    submit: 'Look up',
+    fields: [
+      {
+        name: 'target',
+        api: 'target',
+        label: 'Domain or IP address',
+        kind: 'text',
+        required: true,
+        placeholder: 'example.com',
+      },
+    ],
+  },
+  {
+    key: 'ssl',
+    path: '/tools/ssl',
+    heading: 'SSL certificate check',
+    summary: 'The TLS certificate a host serves on port 443: whether it is valid, and for how many more days.',
+    api: '/api/v1/ssl',
+    stream: false,
+    script: 'json-tools.js',
+    submit: 'Check',
+    fields: [
+      { name: 'host', api: 'host', label: 'Host name', kind: 'text', required: true, placeholder: 'example.com' },
+    ],
+  },
+  {
+    key: 'blacklist',
+    path: '/tools/blacklist',
+    heading: 'Blacklist check',
+    summary: 'Whether an IPv4 address is listed on the DNS blacklists mail servers consult.',
+    api: '/api/v1/blacklist',
+    stream: false,
+    script: 'json-tools.js',
+    submit: 'Check',
+    fields: [{ name: 'ip', api: 'ip', label: 'IPv4 address', kind: 'text', required: true, placeholder: '192.0.2.1' }],
+  },
+  {
+    key: 'ping',
+    path: '/tools/ping',
+    heading: 'Ping',
+    summary: 'Round-trip times to a host from this server, live, one echo request a second.',
+    api: '/api/v1/ping',
+    stream: true,
+    script: 'ping.js',
+    submit: 'Ping',
+    fields: [
+      {
+        name: 'host',
+        api: 'host',
+        label: 'Host name or IP address',
+        kind: 'text',
+        required: true,
+        placeholder: 'example.com',
+      },
+      {
+        name: 'count',
+        api: 'count',
+        label: 'Requests',
+        kind: 'number',
+        required: false,
+        defaultValue: String(PING_DEFAULT_COUNT),
+        min: PING_MIN_COUNT,
+        max: PING_MAX_COUNT,
+        narrow: true,
+      },
+    ],
+  },
+  {
+    key: 'traceroute',
+    path: '/tools/traceroute',
+    heading: 'Traceroute',
+    summary: 'The routers between this server and a host, hop by hop as they answer, with their country and network.',
+    api: '/api/v1/traceroute',
+    stream: true,
+    script: 'traceroute.js',
+    submit: 'Trace',
+    fields: [
+      {
+        name: 'host',
+        api: 'host',
+        label: 'Host name or IP address',
+        kind: 'text',
+        required: true,
+        placeholder: 'example.com',
+      },
+    ],
+  },
+];

@@ -1,0 +1,100 @@
+import { escapeHtml as e } from '../../html.ts';
+import type { ToolDefinition, ToolField } from './definitions.ts';
+
+/** What the page's URL says about one field: its value, or the default when absent or empty. */
+export function fieldValue(field: ToolField, query: Record<string, unknown>): string {
+  const given = query[field.name];
+  const value = typeof given === 'string' ? given.trim() : '';
+  return value === '' ? (field.defaultValue ?? '') : value;
+}
+
+/** The API call a page with this URL makes (what the browser's script fetches, and the no-script link). */
+export function apiPathFor(tool: ToolDefinition, query: Record<string, unknown>): string {
+  const parameters = new URLSearchParams();
+  for (const field of tool.fields) {
+    const value = fieldValue(field, query);
+    if (value !== '') parameters.set(field.api, value);
+  }
+  return `${tool.api}?${parameters}`;
+}
+
+/** Whether the URL holds every required value, so the page runs the tool as it opens. */
+export function isComplete(tool: ToolDefinition, query: Record<string, unknown>): boolean {
+  return tool.fields.every((field) => !field.required || fieldValue(field, query) !== '');
+}
+
+function control(field: ToolField, value: string): string {
+  const id = `tool-${field.name}`;
+  const common = `id="${id}" name="${e(field.name)}" data-api-name="${e(field.api)}" data-default="${e(field.defaultValue ?? '')}"${field.required ? ' required' : ''}${field.hint ? ` aria-describedby="${id}-hint"` : ''}`;
+  if (field.kind === 'select') {
+    const options = field.options ?? [];
+    // A value the list does not hold (a hand-edited URL) stays selected, so the API's 400 says why.
+    const all = options.includes(value) || value === '' ? options : [...options, value];
+    return `<select ${common}>${all.map((option) => `<option${option === value ? ' selected' : ''}>${e(option)}</option>`).join('')}</select>`;
+  }
+  if (field.kind === 'number') {
+    return `<input ${common} type="number" inputmode="numeric" min="${field.min}" max="${field.max}" value="${e(value)}">`;
+  }
+  return `<input ${common} type="text" value="${e(value)}" placeholder="${e(field.placeholder ?? '')}" autocomplete="off" autocapitalize="off" spellcheck="false" maxlength="300">`;
+}
+
+/**
+ * A tool's page: a GET form whose state is the URL (with JavaScript off, submitting reloads the page
+ * with the parameters), and the places the page's module fills with the API's answer.
+ */
+export function renderToolPage(tool: ToolDefinition, query: Record<string, unknown>): string {
+  const fields = tool.fields
+    .map(
+      (field) =>
+        `<div class="field${field.narrow ? ' narrow' : ''}"><label for="tool-${field.name}">${e(field.label)}</label>${control(field, fieldValue(field, query))}</div>`,
+    )
+    .join('\n');
+  // Under the form, not in its row: a hint inside a field would push the row's controls out of line.
+  const hints = tool.fields
+    .filter((field) => field.hint)
+    .map((field) => `<p class="hint" id="tool-${field.name}-hint">${e(field.hint ?? '')}</p>`)
+    .join('');
+  const complete = isComplete(tool, query);
+  const apiPath = apiPathFor(tool, query);
+  const noScript = complete
+    ? `<noscript><p class="alert warn">This page shows results with JavaScript. Without it, the API's answer is at <a href="${e(apiPath)}">${e(apiPath)}</a>.</p></noscript>`
+    : '';
+  return `<h1>${e(tool.heading)}</h1>
+<p class="lead">${e(tool.summary)}</p>
+<section class="card" aria-label="${e(tool.heading)} form">
+<form class="tool" method="get" action="${e(tool.path)}" data-tool="${e(tool.key)}" data-api="${e(tool.api)}" data-heading="${e(tool.heading)}">
+${fields}
+<div class="actions"><button type="submit">${e(tool.submit)}</button></div>
+</form>
+${hints}${noScript}
+</section>
+<p id="tool-status" class="status" role="status" aria-live="polite"></p>
+<div id="tool-result" class="tool-result"></div>`;
+}
+
+/** The page's `<title>`: the tool, and what it was asked about when the URL says. */
+export function toolTitle(tool: ToolDefinition, query: Record<string, unknown>): string {
+  const subject = isComplete(tool, query)
+    ? tool.fields
+        .map((field) => fieldValue(field, query))
+        .filter((value) => value !== '')
+        .join(' ')
+        .slice(0, 100)
+    : '';
+  return `${tool.heading}${subject ? `: ${subject}` : ''} · netinfo`;
+}
+
+/** /tools: every tool with what it does. */
+export function renderToolList(tools: readonly ToolDefinition[]): string {
+  const items = tools
+    .map(
+      (tool) =>
+        `<li><a href="${e(tool.path)}"><strong>${e(tool.heading)}</strong><span>${e(tool.summary)}</span></a></li>`,
+    )
+    .join('\n');
+  return `<h1>Network tools</h1>
+<p class="lead">Each tool is a page over one endpoint of this instance's public API: the page shows the answer as tables and charts, and the API call that produced it.</p>
+<ul class="tool-list">
+${items}
+</ul>`;
+}

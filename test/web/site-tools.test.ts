@@ -1,0 +1,423 @@
+// The tool pages as a person uses them, in Debian's headless Chromium driven by playwright-core,
+// against the real app whose upstreams are local fakes (tool-fakes.ts): each page at 375 and 1280
+// px, the values it shows, the live growth of the ping chart and the traceroute table, no request
+// to another origin, no horizontal overflow, and no serious or critical axe-core violation.
+// Screenshots (light and dark) go to .tmp/screenshots/.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { buildTestApp } from '../support/app.ts';
+import { chromiumSkipReason } from '../support/chromium.ts';
+import {
+  overflow,
+  screenshot,
+  seriousViolations,
+  startSite,
+  type WatchedPage,
+  WIDTHS,
+  watchedPage,
+} from '../support/site-browser.ts';
+import { opensslAvailable } from '../support/test-pki.ts';
+import { LINE_GAP_MS, LONG_TXT, startToolFakes } from './tool-fakes.ts';
+
+const skip = chromiumSkipReason || (opensslAvailable() ? false : 'the openssl command is not installed');
+if (skip) console.log(`# ${skip}`);
+
+/** The canned /api/v1/batch answer (that endpoint is built elsewhere): one located hop, one special, one error. */
+const BATCH_ANSWER = {
+  '192.0.2.1': {
+    ip: '192.0.2.1',
+    special: { kind: 'documentation', range: '192.0.2.0/24', name: 'Documentation (TEST-NET-1)', rfc: 'RFC 5737' },
+  },
+  '198.51.100.7': {
+    ip: '198.51.100.7',
+    location: { country: 'Netherlands', countryCode: 'NL' },
+    network: { asn: 'AS64500', provider: 'Example Transit' },
+  },
+  '127.0.0.1': { error: 'no data for this address' },
+};
+
+/** How Chromium logs an answer with an error status: expected where the test asks for one. */
+const FAILED_LOAD = 'console error: Failed to load resource: the server responded with a status of';
+
+describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
+  let fakes: Awaited<ReturnType<typeof startToolFakes>>;
+  let site: Awaited<ReturnType<typeof startSite>>;
+  let browser: Browser;
+  let base = '';
+
+  before(async () => {
+    fakes = await startToolFakes();
+    site = await startSite(fakes.env, fakes.deps);
+    ({ base, browser } = site);
+  });
+  after(async () => {
+    await site?.close();
+    await fakes?.close();
+  });
+
+  /** A fresh page (site-browser.ts records foreign requests and script errors), `prepare`d, then opened. */
+  async function open(width: number, url: string, prepare?: (page: Page) => Promise<unknown>) {
+    const watched = await watchedPage(browser, base, { width });
+    await prepare?.(watched.page);
+    await watched.page.goto(`${base}${url}`);
+    return watched;
+  }
+
+  /**
+   * What every page must pass once its result shows (one h1, a title, no sideways scrolling, no
+   * foreign request or script error, axe in both schemes); then its screenshots, light and dark.
+   */
+  async function checkPage({ page, problems }: WatchedPage, name: string, { failedLoads = false } = {}) {
+    assert.equal(await overflow(page), 0, `${name}: no horizontal scrolling`);
+    assert.equal(await page.locator('h1').count(), 1, `${name}: one h1`);
+    assert.ok((await page.title()).endsWith('· netinfo'), `${name}: a title`);
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      assert.deepEqual(await seriousViolations(page), [], `${name} (${scheme}): axe-core`);
+      await screenshot(page, `${name}-${scheme}`);
+    }
+    const unexpected = failedLoads ? problems.filter((problem) => !problem.startsWith(FAILED_LOAD)) : problems;
+    assert.deepEqual(unexpected, [], name);
+    await page.context().close();
+  }
+
+  /**
+   * Waits until the locator matches exactly `count` elements, polling every 20 ms (a live page
+   * cannot be asked with waitForFunction: its CSP forbids the eval that needs). Seeing more means
+   * the page skipped a step: it fails then.
+   */
+  async function waitForCount(locator: ReturnType<Page['locator']>, count: number, timeoutMs = 10 * LINE_GAP_MS) {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      const now = await locator.count();
+      if (now === count) return;
+      assert.ok(now < count, `saw ${now} before ${count}`);
+      assert.ok(Date.now() < end, `still ${now}, not ${count}, after ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  /** The text as rendered (a term and its value apart), on one line. */
+  const text = async (page: Page, selector: string) =>
+    (
+      await page
+        .locator(selector)
+        // biome-ignore lint/performance/useDomNodeTextContent: the rendered text keeps a term apart from its value; textContent runs them together
+        .evaluateAll((elements) => elements.map((element) => (element as { innerText: string }).innerText))
+    )
+      .join(' ')
+      .replace(/\s+/g, ' ')
+      .trim();
+
+  it('/tools lists every tool, each linking to its page', async () => {
+    for (const width of WIDTHS) {
+      const watched = await open(width, '/tools');
+      const { page } = watched;
+      const links = await page
+        .locator('.tool-list a')
+        .evaluateAll((anchors) => anchors.map((anchor) => anchor.getAttribute('href')));
+      assert.deepEqual(links, [
+        '/tools/dns',
+        '/tools/whois',
+        '/tools/ssl',
+        '/tools/blacklist',
+        '/tools/ping',
+        '/tools/traceroute',
+      ]);
+      await checkPage(watched, `tools-${width}`);
+    }
+  });
+
+  it('DNS: opening a URL with parameters runs the lookup; records with TTLs, curl and raw JSON', async () => {
+    for (const width of WIDTHS) {
+      const watched = await open(width, '/tools/dns?host=example.test&type=TXT');
+      const { page } = watched;
+      const row = page.locator('table.records tbody tr');
+      await row.first().waitFor();
+      assert.equal(await row.count(), 1);
+      const [name, type, ttl, value] = (await row.locator('td').allTextContents()).map((cell) => cell.trim());
+      assert.deepEqual([name, type, value], ['example.test', 'TXT', LONG_TXT]);
+      // The second width's answer may come from the service's cache, its TTL counted down.
+      assert.match(ttl ?? '', /^(86400 \(1 d\)|8639\d \(23 h 59 min\))$/);
+      assert.equal(await page.getByLabel('Record type').inputValue(), 'TXT');
+      assert.equal(await page.title(), 'DNS lookup: example.test TXT · netinfo');
+      assert.equal(
+        await page.locator('.code code').first().textContent(),
+        `curl '${base}/api/v1/dns?host=example.test&record_type=TXT'`,
+      );
+      await page.getByText('Raw JSON').click();
+      assert.equal(JSON.parse((await page.locator('pre.raw').textContent()) ?? '').records[0].value, LONG_TXT);
+      await checkPage(watched, `dns-${width}`);
+    }
+  });
+
+  it('DNS: submitting the form puts its state in the URL and runs; Back runs the earlier one', async () => {
+    const watched = await open(1280, '/tools/dns');
+    const { page } = watched;
+    assert.equal(await page.locator('#tool-result').textContent(), '', 'nothing runs without a host');
+    // By keyboard only: type, choose the type with the arrow keys, submit with Enter.
+    await page.getByLabel('Host name').focus();
+    await page.keyboard.type('www.example.test');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`${base}/tools/dns?host=www.example.test&type=A`);
+    await page.locator('table.records tbody tr').nth(2).waitFor();
+    assert.deepEqual(await page.locator('table.records tbody td:nth-child(4)').allTextContents(), [
+      'example.test',
+      '192.0.2.10',
+      '192.0.2.11',
+    ]);
+    await page.getByLabel('Record type').selectOption('MX');
+    await page.getByRole('button', { name: 'Look up' }).last().click();
+    await page.waitForURL(`${base}/tools/dns?host=www.example.test&type=MX`);
+    await page.locator('table.records td', { hasText: '10 mx.example.test' }).waitFor();
+    await page.goBack();
+    await page.waitForURL(`${base}/tools/dns?host=www.example.test&type=A`);
+    await page.locator('table.records td', { hasText: '192.0.2.11' }).waitFor();
+    assert.equal(await page.getByLabel('Record type').inputValue(), 'A');
+    await checkPage(watched, 'dns-form-1280');
+  });
+
+  it('without JavaScript the form still puts its state in the URL, and the page links the API answer', async () => {
+    const watched = await watchedPage(browser, base, { width: 375, javaScript: false });
+    const { page } = watched;
+    await page.goto(`${base}/tools/dns`);
+    await page.getByLabel('Host name').fill('example.test');
+    await page.getByLabel('Record type').selectOption('MX');
+    await Promise.all([
+      page.waitForURL(`${base}/tools/dns?host=example.test&type=MX`),
+      page.getByRole('button', { name: 'Look up' }).last().click(),
+    ]);
+    assert.equal(await page.getByLabel('Host name').inputValue(), 'example.test');
+    const link = page.locator('.alert.warn a');
+    assert.equal(await link.getAttribute('href'), '/api/v1/dns?host=example.test&record_type=MX');
+    // axe needs JavaScript in the page: the same page with it on is checked above.
+    assert.equal(await overflow(page), 0);
+    assert.deepEqual(watched.problems, []);
+    await screenshot(page, 'dns-no-javascript-375');
+    await page.context().close();
+  });
+
+  it('API errors are shown in words: 400 with its message, 502 with its cause', async () => {
+    for (const width of WIDTHS) {
+      const watched = await open(width, '/tools/dns?host=192.0.2.1&type=A');
+      const { page } = watched;
+      const alert = page.locator('.alert.error');
+      await alert.waitFor();
+      assert.match((await alert.textContent()) ?? '', /^The API cannot use this input: .*'host'.*use record_type=PTR/);
+      await checkPage(watched, `dns-400-${width}`, { failedLoads: true });
+    }
+    const watched = await open(1280, '/tools/dns?host=servfail.example.test&type=A');
+    const { page } = watched;
+    await page.locator('.alert.error').waitFor();
+    assert.match(
+      (await page.locator('.alert.error').textContent()) ?? '',
+      /^The lookup failed upstream: DNS lookup of servfail\.example\.test A failed: the DNS server answered SERVFAIL/,
+    );
+    const { page: invalid } = await open(1280, '/tools/dns?host=example.test&type=BOGUS');
+    assert.equal(await invalid.getByLabel('Record type').inputValue(), 'BOGUS', 'the URL’s value stays');
+    await invalid.locator('.alert.error', { hasText: "'record_type': must be one of A, AAAA" }).waitFor();
+    await invalid.context().close();
+    await checkPage(watched, 'dns-502-1280', { failedLoads: true });
+  });
+
+  it('a 429 says when the limit resets, in words', async () => {
+    const limited = await buildTestApp({ ...fakes.env, RATE_LIMITS: 'public=1/500' }, fakes.deps);
+    await limited.listen({ port: 0, host: '127.0.0.1' });
+    const port = (limited.server.address() as { port: number }).port;
+    try {
+      // The one request of the hour, spent from this same address; pages themselves are not counted.
+      assert.equal((await fetch(`http://127.0.0.1:${port}/api/v1/dns?host=example.test&record_type=A`)).status, 200);
+      const page = await browser.newPage({ viewport: { width: 375, height: 900 } });
+      await page.goto(`http://127.0.0.1:${port}/tools/dns?host=example.test&type=A`);
+      const alert = page.locator('.alert.error');
+      await alert.waitFor();
+      assert.match(
+        (await alert.textContent()) ?? '',
+        /^Too many requests: .+ You can try again at \d\d:\d\d\s?([AP]M)? \((in \d+ minutes|within a minute)\)\.$/,
+      );
+      await screenshot(page, 'dns-429-375-light');
+      // A stream refused before it starts is a JSON error too, read from the same fetch.
+      await page.goto(`http://127.0.0.1:${port}/tools/ping?host=127.0.0.1`);
+      await page.locator('.alert.error', { hasText: /^Too many requests: .+ You can try again at / }).waitFor();
+      assert.equal(await page.locator('svg.chart').count(), 0);
+      await page.close();
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('WHOIS: parsed fields first, the raw answer folded', async () => {
+    for (const width of WIDTHS) {
+      const watched = await open(width, '/tools/whois?target=example.test');
+      const { page } = watched;
+      await page.locator('dl.facts').waitFor();
+      const facts = await text(page, 'dl.facts');
+      assert.match(
+        facts,
+        /Domain example\.test Registrar Example Registrar, Inc\. Registered on 1995-08-14 Expires on 2030-08-13/,
+      );
+      assert.match(
+        facts,
+        /Name servers a\.iana-servers\.net b\.iana-servers\.net Status clientDeleteProhibited clientTransferProhibited DNSSEC signedDelegation/,
+      );
+      const raw = page.locator('details', { hasText: 'Raw WHOIS answer' });
+      assert.equal(await raw.locator('pre').isVisible(), false, 'folded');
+      await raw.locator('summary').click();
+      assert.match((await raw.locator('pre').textContent()) ?? '', /^Domain Name: EXAMPLE\.TEST\n/);
+      await checkPage(watched, `whois-${width}`);
+    }
+  });
+
+  it('SSL: a clear verdict with the days remaining', async () => {
+    for (const width of WIDTHS) {
+      const watched = await open(width, '/tools/ssl?host=valid.tls.test');
+      const { page } = watched;
+      await page.locator('.verdict').waitFor();
+      assert.equal(await page.locator('.verdict.good').textContent(), 'Valid: 90 days left.');
+      assert.match(
+        await text(page, 'dl.facts'),
+        /Alternative names valid\.tls\.test www\.valid\.tls\.test Issuer netinfo Test Issuing CA \(netinfo tests\)/,
+      );
+      assert.equal(await page.locator('.tool-result table tbody tr').count(), 3, 'the chain up to the root');
+      await checkPage(watched, `ssl-${width}`);
+    }
+    const watched = await open(375, '/tools/ssl?host=expired.tls.test');
+    const { page } = watched;
+    await page.locator('.verdict').waitFor();
+    assert.match((await page.locator('.verdict.bad').textContent()) ?? '', /^Not valid: the certificate expired at /);
+    assert.match(await text(page, '.verdict.bad + p'), /^It expired 4 days ago \(/);
+    await checkPage(watched, 'ssl-expired-375');
+  });
+
+  it('Blacklist: each list listed, not listed or error, as the API reports it', async () => {
+    for (const width of WIDTHS) {
+      const watched = await open(width, '/tools/blacklist?ip=127.0.0.2');
+      const { page } = watched;
+      await page.locator('.verdict').waitFor();
+      assert.equal(await page.locator('.verdict.bad').textContent(), 'Listed on 1 of 3 lists; 1 could not answer.');
+      const rows = page.locator('.tool-result tbody tr');
+      assert.deepEqual(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-status'))), [
+        'listed',
+        'not_listed',
+        'error',
+      ]);
+      assert.deepEqual(await page.locator('.tool-result tbody .badge').allTextContents(), [
+        'listed',
+        'not listed',
+        'error',
+      ]);
+      assert.match(await text(page, '.tool-result tbody tr:first-child'), /Returned 127\.0\.0\.2\. Listed for testing/);
+      assert.match(await text(page, '.tool-result tbody tr:last-child'), /the DNS server answered SERVFAIL/);
+      await checkPage(watched, `blacklist-${width}`);
+    }
+  });
+
+  it('Ping: the chart grows with each reply, the timeout is marked, then the summary', async () => {
+    for (const width of WIDTHS) {
+      const watched = await open(width, '/tools/ping?host=127.0.0.1&count=4');
+      const { page } = watched;
+      const points = page.locator('svg.chart .point');
+      const summary = page.locator('#ping-summary');
+      // One reply every LINE_GAP_MS: each count is seen while the stream still runs.
+      for (const expected of [1, 2]) {
+        await waitForCount(points, expected);
+        assert.equal(await summary.count(), 0, `no summary yet at ${expected} points`);
+        assert.equal(await page.locator('.tool-result tbody tr').count(), expected);
+      }
+      await waitForCount(page.locator('svg.chart .lost'), 1);
+      assert.equal(await points.count(), 2, 'the timeout is no point');
+      await waitForCount(points, 3);
+      await summary.waitFor();
+      assert.equal(
+        await text(page, '#ping-summary'),
+        'Sent 4 Received 3 Loss 25% Min / avg / max 0.041 ms / 0.047 ms / 0.052 ms',
+      );
+      assert.equal(await page.locator('svg.chart .lost').count(), 1);
+      assert.deepEqual(await page.locator('.tool-result tbody td:nth-child(2)').allTextContents(), [
+        'reply',
+        'reply',
+        'lost',
+        'reply',
+      ]);
+      assert.equal(
+        await page.locator('svg.chart').getAttribute('aria-label'),
+        'Round-trip times: 3 replies, 1 lost, of 4 requests.',
+      );
+      assert.equal(
+        await page.locator('.code code').textContent(),
+        `curl -N '${base}/api/v1/ping?host=127.0.0.1&count=4'`,
+      );
+      await checkPage(watched, `ping-${width}`);
+    }
+  });
+
+  it('Ping: a new run stops the one before, which does not speak over it', async () => {
+    const watched = await open(1280, '/tools/ping?host=127.0.0.1&count=4');
+    const { page } = watched;
+    await waitForCount(page.locator('svg.chart .point'), 1);
+    await page.getByLabel('Requests', { exact: true }).fill('2');
+    await page.getByRole('button', { name: 'Ping' }).click();
+    await page.waitForURL(`${base}/tools/ping?host=127.0.0.1&count=2`);
+    await page.locator('#ping-summary').waitFor();
+    assert.equal(await page.locator('.alert.error').count(), 0, 'no error from the aborted run');
+    assert.match((await page.locator('svg.chart').getAttribute('aria-label')) ?? '', /of 2 requests\.$/);
+    assert.equal(await page.locator('.tool-result tbody tr').count(), 2, 'only the second run’s rows');
+    await page.context().close();
+  });
+
+  it('Ping: an error event in the stream is shown in words', async () => {
+    const watched = await open(375, '/tools/ping?host=nowhere.example.test&count=2');
+    const { page } = watched;
+    const alert = page.locator('.alert.error');
+    await alert.waitFor();
+    assert.match((await alert.textContent()) ?? '', /^Ping stopped: .*nowhere\.example\.test/);
+    await checkPage(watched, 'ping-error-375');
+  });
+
+  it('Traceroute: the hop table fills row by row, then one batch call adds country and network', async () => {
+    for (const width of WIDTHS) {
+      const batches: unknown[] = [];
+      const watched = await open(width, '/tools/traceroute');
+      const { page } = watched;
+      await page.route('**/api/v1/batch', async (route) => {
+        batches.push(route.request().postDataJSON());
+        await route.fulfill({ json: BATCH_ANSWER, headers: { 'x-data-attribution': 'Example data, CC BY 4.0' } });
+      });
+      await page.getByLabel('Host name or IP address').fill('127.0.0.1');
+      await page.getByRole('button', { name: 'Trace' }).click();
+      await page.waitForURL(`${base}/tools/traceroute?host=127.0.0.1`);
+      const rows = page.locator('#hops tbody tr');
+      for (const expected of [1, 2, 3]) {
+        await waitForCount(rows, expected);
+        assert.equal(await page.locator('.verdict').count(), 0, `not done at ${expected} hops`);
+      }
+      await page.locator('.verdict.good', { hasText: 'Reached in 4 hops.' }).waitFor();
+      await page.locator('#hops tbody tr.pending').first().waitFor({ state: 'detached' });
+      assert.deepEqual(batches, [['192.0.2.1', '198.51.100.7', '127.0.0.1']], 'one batch, each address once');
+      const cells = await rows.evaluateAll((trs) =>
+        trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => (td.textContent ?? '').trim())),
+      );
+      assert.deepEqual(cells, [
+        ['1', '192.0.2.1', 'gw.example.test', '0.047 ms', 'none (Documentation (TEST-NET-1))', '192.0.2.0/24'],
+        ['2', '*', 'no answer', '', '', ''],
+        ['3', '198.51.100.7', 'no name', '1.2 ms', 'Netherlands (NL)', 'AS64500 Example Transit'],
+        ['4', '127.0.0.1', 'no name', '0.028 ms', 'unknown', 'unknown'],
+      ]);
+      assert.equal(await rows.nth(2).locator('a').getAttribute('href'), '/lookup/AS64500');
+      await page.getByText('Countries and networks: Example data, CC BY 4.0.').waitFor();
+      await checkPage(watched, `traceroute-${width}`);
+    }
+  });
+
+  it('Traceroute: when the batch call fails, country and network say "unknown"', async () => {
+    const watched = await open(375, '/tools/traceroute?host=127.0.0.1', (page) =>
+      page.route('**/api/v1/batch', (route) => route.fulfill({ status: 404, json: { error: 'Not found' } })),
+    );
+    const { page } = watched;
+    await page.locator('.alert.warn', { hasText: 'Countries and networks are unknown' }).waitFor();
+    const located = await page.locator('#hops tbody tr td.country').allTextContents();
+    assert.deepEqual(located, ['unknown', '', 'unknown', 'unknown']);
+    await checkPage(watched, 'traceroute-batch-failed-375', { failedLoads: true });
+  });
+});

@@ -1,0 +1,163 @@
+// Local stand-ins for everything the tool pages' API calls reach: one fake DNS server (the DNS
+// tool's records, the DNSBL zones, the names of the TLS and WHOIS servers, PTR names for
+// traceroute), a fake WHOIS server, a TLS server with certificates from a test CA, and a fake
+// spawner whose ping and traceroute print one line every LINE_GAP_MS, so a page can be watched
+// growing event by event.
+import type net from 'node:net';
+import tls from 'node:tls';
+import type { Answer } from 'dns-packet';
+import type { AppDeps } from '../../src/app.ts';
+import { formatServer } from '../../src/dns/servers.ts';
+import { type FakeDnsServer, recordsHandler, startFakeDnsServer } from '../support/fake-dns-server.ts';
+import { createFakeSpawner, type FakeChild } from '../support/fake-spawner.ts';
+import { startFakeWhoisNetwork } from '../support/fake-whois-server.ts';
+import { createTestPki } from '../support/test-pki.ts';
+
+export const LINE_GAP_MS = 400;
+const DAY = 86_400_000;
+
+/** A TXT value with no space to break at: the page must wrap it, not widen. */
+export const LONG_TXT = `v=spf1 ${'include:_spf-a-very-long-mail-provider-name.example.test,'.repeat(6)}~all`;
+
+export const WHOIS_TEXT = `Domain Name: EXAMPLE.TEST
+Registry Domain ID: 2336799_DOMAIN_TEST-VRSN
+Registrar: Example Registrar, Inc.
+Updated Date: 2024-08-14T07:01:34Z
+Creation Date: 1995-08-14T04:00:00Z
+Registry Expiry Date: 2030-08-13T04:00:00Z
+Domain Status: clientDeleteProhibited https://icann.org/epp#clientDeleteProhibited
+Domain Status: clientTransferProhibited https://icann.org/epp#clientTransferProhibited
+Name Server: A.IANA-SERVERS.NET
+Name Server: B.IANA-SERVERS.NET
+DNSSEC: signedDelegation
+URL of the ICANN Whois Inaccuracy Complaint Form: https://www.icann.org/wicf/${'x'.repeat(180)}
+>>> Last update of whois database: 2026-11-22T05:00:00Z <<<
+`;
+
+function a(name: string, data: string): Answer {
+  return { type: 'A', name, ttl: 60, class: 'IN', data };
+}
+
+/** The ping run: replies 1, 2 and 4, request 3 unanswered. */
+export const PING_LINES = [
+  'PING 127.0.0.1 (127.0.0.1) 56(84) bytes of data.',
+  '64 bytes from 127.0.0.1: icmp_seq=1 ttl=64 time=0.041 ms',
+  '64 bytes from 127.0.0.1: icmp_seq=2 ttl=64 time=0.052 ms',
+  'no answer yet for icmp_seq=3',
+  '64 bytes from 127.0.0.1: icmp_seq=4 ttl=64 time=0.047 ms',
+];
+const PING_END = `
+--- 127.0.0.1 ping statistics ---
+4 packets transmitted, 3 received, 25% packet loss, time 3004ms
+rtt min/avg/max/mdev = 0.041/0.046/0.052/0.004 ms
+`;
+
+/** The trace: a router with a name, a silent hop, a router without one, the destination. */
+export const TRACE_LINES = [
+  'traceroute to 127.0.0.1 (127.0.0.1), 30 hops max, 60 byte packets',
+  ' 1  192.0.2.1  0.047 ms',
+  ' 2  *',
+  ' 3  198.51.100.7  1.204 ms',
+  ' 4  127.0.0.1  0.028 ms',
+];
+
+/** Prints the lines one every LINE_GAP_MS (the first at once), then the end, then exits 0. */
+function printSlowly(lines: string[], end: string) {
+  return (child: FakeChild) => {
+    lines.forEach((line, index) => {
+      setTimeout(() => child.stdout(`${line}\n`), index * LINE_GAP_MS).unref();
+    });
+    setTimeout(() => {
+      child.stdout(end);
+      child.exit(0);
+    }, lines.length * LINE_GAP_MS).unref();
+  };
+}
+
+export async function startToolFakes() {
+  const pki = createTestPki();
+  const now = Date.now();
+  // Validity ends half a day off a whole day, so days_remaining cannot change while the test runs.
+  const valid = pki.issue('valid', {
+    commonName: 'valid.tls.test',
+    altNames: ['valid.tls.test', 'www.valid.tls.test'],
+    key: 'ec-p256',
+    notBefore: new Date(now - DAY),
+    notAfter: new Date(now + 90 * DAY + DAY / 2),
+  });
+  const expired = pki.issue('expired', {
+    commonName: 'expired.tls.test',
+    altNames: ['expired.tls.test'],
+    key: 'rsa2048',
+    notBefore: new Date(now - 90 * DAY),
+    notAfter: new Date(now - 3 * DAY - DAY / 2),
+  });
+  const contexts = new Map([
+    ['valid.tls.test', tls.createSecureContext({ key: valid.keyPem, cert: valid.chainPem })],
+    ['expired.tls.test', tls.createSecureContext({ key: expired.keyPem, cert: expired.chainPem })],
+  ]);
+  const tlsServer = tls.createServer({
+    key: valid.keyPem,
+    cert: valid.chainPem,
+    SNICallback: (name, callback) => callback(null, contexts.get(name)),
+  });
+  await new Promise<void>((resolve) => tlsServer.listen(0, '127.0.0.1', resolve));
+
+  const whois = await startFakeWhoisNetwork({
+    'whois.nic.test': (query) => (query === 'example.test' ? WHOIS_TEXT : 'No match for domain.\n'),
+  });
+
+  const records: Answer[] = [
+    a('whois.nic.test', whois.addressOf('whois.nic.test')),
+    a('valid.tls.test', '127.0.0.1'),
+    a('expired.tls.test', '127.0.0.1'),
+    a('example.test', '192.0.2.10'),
+    a('example.test', '192.0.2.11'),
+    { type: 'CNAME', name: 'www.example.test', ttl: 300, class: 'IN', data: 'example.test' },
+    { type: 'MX', name: 'example.test', ttl: 3600, class: 'IN', data: { preference: 10, exchange: 'mx.example.test' } },
+    { type: 'TXT', name: 'example.test', ttl: 86400, class: 'IN', data: [LONG_TXT.slice(0, 200), LONG_TXT.slice(200)] },
+    { type: 'PTR', name: '1.2.0.192.in-addr.arpa', ttl: 60, class: 'IN', data: 'gw.example.test' },
+  ];
+  const answerRecords = recordsHandler(records, 'test');
+  const dns: FakeDnsServer = await startFakeDnsServer((question, context) => {
+    const name = question.name.toLowerCase();
+    // DNSBL zones: 127.0.0.2 is listed on one list, on none of another, and one list is broken.
+    if (name.endsWith('.listed.test')) {
+      return question.type === 'TXT'
+        ? { answers: [{ type: 'TXT', name: question.name, ttl: 60, class: 'IN', data: ['Listed for testing'] }] }
+        : { answers: [a(question.name, '127.0.0.2')] };
+    }
+    if (name.endsWith('.broken.test') || name === 'servfail.example.test') return { rcode: 'SERVFAIL' };
+    return answerRecords(question, context);
+  });
+
+  const spawner = createFakeSpawner((child) => {
+    if (child.command === 'ping') printSlowly(PING_LINES, PING_END)(child);
+    else printSlowly(TRACE_LINES, '')(child);
+  });
+
+  const env: Record<string, string> = {
+    DNS_SERVERS: formatServer(dns.server),
+    WHOIS_SERVER: whois.server('whois.nic.test'),
+    TLS_CHECK_PORT: String((tlsServer.address() as net.AddressInfo).port),
+    DNSBL_ZONES: 'Listed=listed.test,Clean=clean.test,Broken=broken.test',
+    DNSBL_TIMEOUT_MS: '500',
+    ALLOW_PRIVATE_TARGETS: 'true',
+  };
+  const deps: AppDeps = {
+    spawner: spawner.spawner,
+    trustedCertificates: [pki.rootPem],
+    whoisReferralPort: whois.port,
+  };
+  return {
+    env,
+    deps,
+    spawned: spawner.children,
+    async close() {
+      await new Promise((resolve) => tlsServer.close(resolve));
+      await whois.close();
+      await dns.close();
+      pki.remove();
+    },
+  };
+}
