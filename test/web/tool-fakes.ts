@@ -132,7 +132,11 @@ export async function startToolFakes() {
   });
 
   const spawner = createFakeSpawner((child) => {
-    if (child.command === 'ping') printSlowly(PING_LINES, PING_END)(child);
+    // A ping to 127.0.0.9 fails as ping does on a host with no route: a stream that ends in an error event.
+    if (child.command === 'ping' && child.args.includes('127.0.0.9')) {
+      child.stderr('ping: connect: Network is unreachable\n');
+      child.exit(2);
+    } else if (child.command === 'ping') printSlowly(PING_LINES, PING_END)(child);
     else printSlowly(TRACE_LINES, '')(child);
   });
 
