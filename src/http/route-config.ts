@@ -19,6 +19,11 @@ declare module 'fastify' {
      * that cannot be counted. Without it a request counts one, as it arrives.
      */
     rateLimitCost?: (request: FastifyRequest) => number;
+    /**
+     * The API key may come as `?api_key=` instead of the Authorization header (never both): the
+     * stream routes, which a browser's EventSource opens without headers.
+     */
+    apiKeyInQuery?: boolean;
   }
 }
 

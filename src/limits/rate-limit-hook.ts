@@ -48,10 +48,10 @@ export function registerRateLimiting(
   const exclude = options.exclude ?? [];
 
   /** The caller, and the 401 to give after counting when the key was rejected. */
-  function identify(request: FastifyRequest): MaybePromise<Identified> {
+  function identify(request: FastifyRequest, authorization = request.headers.authorization): MaybePromise<Identified> {
     const { clientIp } = request;
     try {
-      const resolved = callers.resolve(clientIp, request.headers.authorization);
+      const resolved = callers.resolve(clientIp, authorization);
       if (!isPromise(resolved)) return { caller: resolved };
       return resolved.then(
         (caller) => ({ caller }),
@@ -158,6 +158,33 @@ export function registerRateLimiting(
     setRateLimitHeaders(reply, decision);
   }
 
+  /**
+   * A stream route's request, whose key may be `?api_key=` (EventSource sends no headers): read as
+   * the Bearer key it stands for. Given twice (both ways, or the parameter repeated) it is a 400,
+   * counted against the caller's IP like any refusal before the key is known.
+   */
+  function limitWithQueryKey(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
+    const key = (request.query as { api_key?: unknown } | undefined)?.api_key;
+    if (key === undefined || request.method === 'OPTIONS') {
+      limit(request, reply, done);
+      return;
+    }
+    const twice =
+      typeof key !== 'string'
+        ? apiErrors.invalidParameter('api_key', 'is given more than once; send one key')
+        : request.headers.authorization !== undefined
+          ? apiErrors.invalidParameter('api_key', 'and an Authorization header were both sent; send the key one way')
+          : undefined;
+    const identified: MaybePromise<Identified> = twice
+      ? { caller: publicCaller(request.clientIp), keyRejection: twice }
+      : identify(request, `Bearer ${key}`);
+    const counted = isPromise(identified)
+      ? identified.then((settled) => count(request, reply, settled))
+      : count(request, reply, identified);
+    if (isPromise(counted)) counted.then((refusal) => done(refusal), done);
+    else done(counted);
+  }
+
   app.addHook('onRoute', (route) => {
     const url = route.url ?? route.path;
     const limited =
@@ -167,7 +194,8 @@ export function registerRateLimiting(
     // Route-level hooks run after the root's (request context, CORS), as these must, and first
     // among the route's own: a route that refuses a request early (wrong content type) still counts it.
     if (route.config.rateLimitCost === undefined) {
-      route.onRequest = [limit as onRequestHookHandler, ...hookList(route.onRequest)];
+      const hook = route.config.apiKeyInQuery ? limitWithQueryKey : limit;
+      route.onRequest = [hook as onRequestHookHandler, ...hookList(route.onRequest)];
       return;
     }
     route.onRequest = [identifyFirst as onRequestHookHandler, ...hookList(route.onRequest)];

@@ -1,7 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { handleProbeRequest, type ProbeQuery, type ProbeRouteDeps } from '../streams/probe-route.ts';
-import { probeParameterHints, probeQueryProperties, streamResponses, streamRules } from '../streams/schemas.ts';
+import {
+  probeParameterHints,
+  probeQueryProperties,
+  streamResponses,
+  streamRouteConfig,
+  streamRules,
+} from '../streams/schemas.ts';
 import { PingEvent } from './events.ts';
 import { createPingSession, pingTimeLimitMs } from './session.ts';
 
@@ -38,6 +44,7 @@ export function registerPingRoute(app: FastifyInstance, deps: ProbeRouteDeps): v
     '/api/v1/ping',
     {
       config: {
+        ...streamRouteConfig,
         parameterHints: {
           ...probeParameterHints,
           count: `must be a whole number from ${PING_MIN_COUNT} to ${PING_MAX_COUNT}`,
@@ -58,6 +65,7 @@ export function registerPingRoute(app: FastifyInstance, deps: ProbeRouteDeps): v
             }),
           ),
           family: probeQueryProperties.family,
+          api_key: probeQueryProperties.api_key,
         }),
         response: streamResponses(
           PingEvent,

@@ -36,7 +36,22 @@ const ProbeFamily = Type.Optional(
   }),
 );
 
-export const probeQueryProperties = { host: ProbeHost, family: ProbeFamily };
+/**
+ * The key in the URL, on the stream routes only: a browser's EventSource cannot send headers.
+ * The rate limiter reads it (limits/rate-limit-hook.ts, the route's `apiKeyInQuery`).
+ */
+const ProbeApiKey = Type.Optional(
+  Type.String({
+    maxLength: 200,
+    description:
+      "An API key, for clients that cannot send headers (a browser's `EventSource`); elsewhere send `Authorization: Bearer <key>`, and never both. Accepted on the stream endpoints only. The risk: a URL is kept where a header is not (browser history, a proxy's or a server's access log, a `Referer`), so use a key you can revoke on its own; this service never logs it (every key-shaped string in a log line is redacted).",
+  }),
+);
+
+export const probeQueryProperties = { host: ProbeHost, family: ProbeFamily, api_key: ProbeApiKey };
+
+/** The route option that lets the rate limiter take the key from `?api_key=`. */
+export const streamRouteConfig = { apiKeyInQuery: true } as const;
 
 /** The route's responses: the SSE stream (its events as a union) and the JSON errors. */
 export function streamResponses(events: TSchema, description: string) {

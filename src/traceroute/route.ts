@@ -1,7 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { handleProbeRequest, type ProbeQuery, type ProbeRouteDeps } from '../streams/probe-route.ts';
-import { probeParameterHints, probeQueryProperties, streamResponses, streamRules } from '../streams/schemas.ts';
+import {
+  probeParameterHints,
+  probeQueryProperties,
+  streamResponses,
+  streamRouteConfig,
+  streamRules,
+} from '../streams/schemas.ts';
 import { TracerouteEvent } from './events.ts';
 import { createHostnameLookup } from './hostnames.ts';
 import { createTracerouteSession, TRACEROUTE_TIME_LIMIT_MS } from './session.ts';
@@ -32,7 +38,7 @@ export function registerTracerouteRoute(app: FastifyInstance, deps: ProbeRouteDe
   app.get<{ Querystring: ProbeQuery }>(
     '/api/v1/traceroute',
     {
-      config: { parameterHints: probeParameterHints },
+      config: { ...streamRouteConfig, parameterHints: probeParameterHints },
       schema: {
         summary: 'Trace the route to a host: live hops as Server-Sent Events',
         description: `${EVENTS}\n\n${streamRules('traceroute', `${TRACEROUTE_TIME_LIMIT_MS / 1000} seconds`)}`,

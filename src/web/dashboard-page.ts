@@ -118,6 +118,7 @@ ${usageRow('Today (UTC)', overview.usage.daily.used, overview.usage.daily.limit,
 <div class="key-line"><code id="new-key-value"></code><button type="button" id="copy-key">Copy</button></div>
 <p class="hint" id="copy-status" role="status" aria-live="polite"></p>
 <p class="hint">Use it as <code>curl -H "Authorization: Bearer <span class="key-example">nk_…</span>" ${e(view.origin)}/api/v1/ipv6</code></p>
+<p class="hint">In a browser, where <code>EventSource</code> cannot send headers, the streams take it in the URL: <code>new EventSource("${e(view.origin)}/api/v1/ping?host=example.com&amp;api_key=<span class="key-example">nk_…</span>")</code>. A URL is kept in histories and logs, so give such a page a key of its own.</p>
 </div>
 </section>
 <section class="card" aria-labelledby="keys-title">
