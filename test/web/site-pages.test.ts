@@ -194,3 +194,33 @@ test('lookups that fail are pages that say why, with the API status', async () =
     await app.close();
   }
 });
+
+test('/docs: the API reference renders from this instance, and "Try it out" calls it', { skip }, async () => {
+  const site = await startSite();
+  try {
+    for (const width of WIDTHS) {
+      for (const scheme of ['light', 'dark'] as const) {
+        const watched = await watchedPage(site.browser, site.base, { width, scheme });
+        await watched.page.goto(`${site.base}/docs`);
+        await watched.page.locator('.opblock').first().waitFor();
+        const operations = await watched.page.locator('.opblock-summary-path').allTextContents();
+        assert.ok(operations.includes('/api/v1/json'), 'the operations of the OpenAPI document are listed');
+        await assertPageHealthy(watched, `/docs at ${width} px ${scheme}`);
+        await screenshot(watched.page, `docs-${width}-${scheme}`);
+        if (width === 1280 && scheme === 'light') {
+          // Try it out: GET /api/v1/ipv6 from the page, to this origin.
+          await watched.page.locator('#operations-ip-get_api_v1_ipv6 .opblock-summary').click();
+          await watched.page.getByRole('button', { name: 'Try it out' }).click();
+          const answered = watched.page.waitForResponse((response) => response.url().endsWith('/api/v1/ipv6'));
+          await watched.page.getByRole('button', { name: 'Execute' }).click();
+          const response = await answered;
+          assert.equal(response.status(), 200);
+          assert.equal(new URL(response.url()).origin, site.base);
+        }
+        await watched.page.context().close();
+      }
+    }
+  } finally {
+    await site.close();
+  }
+});
