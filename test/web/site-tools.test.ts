@@ -411,6 +411,22 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
     }
   });
 
+  it('Traceroute: the real /api/v1/batch names each special-purpose hop', async () => {
+    const watched = await open(1280, '/tools/traceroute?host=127.0.0.1');
+    const { page } = watched;
+    await page.locator('.verdict.good', { hasText: 'Reached in 4 hops.' }).waitFor();
+    await page.locator('#hops tbody tr.pending').first().waitFor({ state: 'detached' });
+    const located = await page.locator('#hops tbody tr td.country').allTextContents();
+    // Every hop of the fake trace is a special-purpose address: the API says so, and the page shows it.
+    assert.deepEqual(located, [
+      'none (Documentation (TEST-NET-1))',
+      '',
+      'none (Documentation (TEST-NET-2))',
+      'none (Loopback)',
+    ]);
+    await checkPage(watched, 'traceroute-real-batch-1280');
+  });
+
   it('Traceroute: when the batch call fails, country and network say "unknown"', async () => {
     const watched = await open(375, '/tools/traceroute?host=127.0.0.1', (page) =>
       page.route('**/api/v1/batch', (route) => route.fulfill({ status: 404, json: { error: 'Not found' } })),
