@@ -2,13 +2,13 @@
 // here: x the request number, y the round trip), a table of replies and, at the end, the summary.
 import {
   apiCallCard,
-  apiErrorText,
   card,
   errorAlert,
   h,
   labelCells,
   readEvents,
   say,
+  showStreamRefusal,
   startTool,
   table,
   updateRawJson,
@@ -198,11 +198,7 @@ async function runPing({ form, apiPath, result, status, signal }) {
   });
   if (signal.aborted) return;
   if (answer.status !== 200) {
-    result.replaceChildren(
-      errorAlert(apiErrorText(answer.status, answer.body)),
-      apiCallCard(apiPath, answer.body, { stream: true }),
-    );
-    say(status, '');
+    showStreamRefusal(result, status, apiPath, answer);
   } else if (!finished) {
     summary.replaceChildren(errorAlert('The stream ended before ping finished.'));
     say(status, '');

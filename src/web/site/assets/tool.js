@@ -149,6 +149,15 @@ export function errorAlert(text) {
   return h('p', { class: 'alert error', role: 'alert' }, text);
 }
 
+/** A stream the API refused before it started (a 400, a 429...): its error, and the call that got it. */
+export function showStreamRefusal(result, status, apiPath, answer) {
+  result.replaceChildren(
+    errorAlert(apiErrorText(answer.status, answer.body)),
+    apiCallCard(apiPath, answer.body, { stream: true }),
+  );
+  say(status, '');
+}
+
 /** A failed fetch (the service unreachable, the connection dropped), in words. */
 export function networkErrorText(error) {
   return `This service could not be reached (${error instanceof Error ? error.message : String(error)}). Check the connection and try again.`;

@@ -12,6 +12,7 @@ import {
   readEvents,
   say,
   shellQuote,
+  showStreamRefusal,
   startTool,
   table,
   unknown,
@@ -171,11 +172,7 @@ async function runTraceroute({ apiPath, result, status, signal }) {
   });
   if (signal.aborted) return;
   if (answer.status !== 200) {
-    result.replaceChildren(
-      errorAlert(apiErrorText(answer.status, answer.body)),
-      apiCallCard(apiPath, answer.body, { stream: true }),
-    );
-    say(status, '');
+    showStreamRefusal(result, status, apiPath, answer);
     return;
   }
   if (!done && !events.some((event) => event.type === 'error')) {
