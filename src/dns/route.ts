@@ -44,7 +44,8 @@ export const DnsAnswer = Type.Object(
 
 const DnsQuery = Type.Object({
   host: Type.String({
-    description: 'Domain name (IDN allowed). For PTR, an IPv4/IPv6 address or a reverse (in-addr.arpa/ip6.arpa) name.',
+    description:
+      'Domain name (IDN allowed, converted to punycode; labels up to 63 characters, the name up to 253). For PTR, an IPv4/IPv6 address or a reverse (in-addr.arpa/ip6.arpa) name.',
     examples: ['example.com'],
   }),
   record_type: Type.String({
