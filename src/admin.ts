@@ -6,9 +6,10 @@ import path from 'node:path';
 import { ADMIN_USAGE, runAdminCommand } from './accounts/admin.ts';
 import { buildKeyring, type Keyring } from './accounts/keyring.ts';
 import { MASTER_KEY_FILE, parseMasterKeys } from './accounts/master-key.ts';
-import { announcingOwnerChanges, createRedisOwnerChanges } from './accounts/owner-changes.ts';
+import { announcingOwnerChanges } from './accounts/owner-changes.ts';
 import { loadConfigOrExit } from './config.ts';
 import { createRedisClient } from './scale/redis.ts';
+import { createRedisOwnerChanges } from './scale/redis-owner-changes.ts';
 import { databaseFile } from './storage/config.ts';
 import { openRepository } from './storage/open.ts';
 

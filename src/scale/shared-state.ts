@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
-import { createRedisOwnerChanges, type OwnerChanges } from '../accounts/owner-changes.ts';
+import type { OwnerChanges } from '../accounts/owner-changes.ts';
 import { createRedisTtlCache } from '../cache/redis-ttl-cache.ts';
 import { createMemoryTtlCache, type TtlCache } from '../cache/ttl-cache.ts';
 import type { Config } from '../config.ts';
@@ -9,6 +9,7 @@ import { createFallbackRateLimitStore } from '../limits/fallback-store.ts';
 import { createMemoryRateLimitStore } from '../limits/memory-store.ts';
 import { createRedisRateLimitStore } from '../limits/redis-store.ts';
 import type { RateLimitStore } from '../limits/store.ts';
+import { createRedisOwnerChanges } from './redis-owner-changes.ts';
 
 /** The backends whose state several instances must share: chosen once, here, from REDIS_URL. */
 export interface SharedState {

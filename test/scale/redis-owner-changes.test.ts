@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import { createRedisOwnerChanges } from '../../src/accounts/owner-changes.ts';
+import { createRedisOwnerChanges } from '../../src/scale/redis-owner-changes.ts';
 import { redisSkipReason, startRedis, type TestRedis } from '../support/redis-server.ts';
 
 if (redisSkipReason) console.log(`# owner-changes tests skipped: ${redisSkipReason}`);
