@@ -11,7 +11,7 @@ import { createIpDataStore, type IpDataLog, type IpDataStore } from './ip-data-s
 import { type IpAnswerSender, registerJsonRoute } from './json-route.ts';
 import { UpdateError } from './updater/download.ts';
 import { runDataUpdateInChild } from './updater/run-in-child.ts';
-import { updatePlanFromConfig } from './updater/source-urls.ts';
+import { updatePlanFromConfig } from './updater/update-plan.ts';
 
 /** How often the store looks for a new manifest from `npm run data:update`. */
 const WATCH_INTERVAL_MS = 5_000;

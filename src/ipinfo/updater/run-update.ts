@@ -15,16 +15,8 @@ import {
 import { downloadToFile, type Fetch, hideLicenseKey, redactUrl, UpdateError } from './download.ts';
 import { candidateUrls, checksumUrlFor } from './source-urls.ts';
 import { unpackDownload } from './unpack.ts';
+import type { UpdatePlan } from './update-plan.ts';
 import { type Verified, verifyDatabase, verifyFeed } from './verify.ts';
-
-export interface UpdatePlan {
-  dataDir: string;
-  /** The URL template of each source; null leaves it out (a disabled feed). */
-  urls: Record<SourceId, string | null>;
-  /** Why a source is not downloaded at all (an operator-supplied database is configured). */
-  skip: Partial<Record<SourceId, string>>;
-  licenseKey: string | null;
-}
 
 export interface UpdateDeps {
   fetch?: Fetch;
