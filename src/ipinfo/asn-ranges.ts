@@ -1,7 +1,7 @@
 import { formatCidr } from '../net/cidr.ts';
 import { type IpAddress, parseIp, unmapIpv4 } from '../net/ip-address.ts';
 import type { AsnRow } from './asn-csv.ts';
-import type { Network, NetworkReader } from './geo.ts';
+import type { Network, NetworkReader } from './network.ts';
 import { lastAtOrBelow } from './range-table.ts';
 
 /**

@@ -11,6 +11,7 @@ import { cidrOf, formatCidr } from '../net/cidr.ts';
 import { formatIp, type IpAddress, parseIp, unmapIpv4 } from '../net/ip-address.ts';
 import type { AsnRangeColumns } from './asn-ranges.ts';
 import { mmdbAsnRows } from './mmdb-networks.ts';
+import type { Network, NetworkReader } from './network.ts';
 
 /**
  * Readers over MaxMind-format databases (GeoIP2 / GeoLite2 schema). Each is built from a Buffer, so
@@ -42,16 +43,6 @@ export interface Location {
   regionCode?: string;
 }
 
-export interface Network {
-  /** The ISP name when an ISP database supplies it, else the AS organisation. */
-  provider?: string;
-  /** 'AS15169' */
-  asn?: string;
-  asnNumber?: number;
-  /** The database network that matched, e.g. '1.0.0.0/24'. */
-  route?: string;
-}
-
 export interface AnonymityFlags {
   anonymous: boolean;
   vpn: boolean;
@@ -81,12 +72,6 @@ export interface LocationReader {
   lookupLocation(ip: string): Location | undefined;
   /** The location and the traits in one tree walk. */
   lookupCity(ip: string): CityAnswer | undefined;
-}
-
-export interface NetworkReader {
-  readonly databaseType: string;
-  readonly buildEpoch: Date;
-  lookupNetwork(ip: string): Network | undefined;
 }
 
 export interface AnonymityReader {

@@ -15,9 +15,8 @@ import {
   createLocationReader,
   createNetworkReader,
   type LocationReader,
-  type Network,
-  type NetworkReader,
 } from './geo.ts';
+import type { Network, NetworkReader } from './network.ts';
 import { buildSecurityFeeds, type SecurityFeedData, type SecurityFeeds } from './security-feeds.ts';
 
 /**
