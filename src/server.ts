@@ -5,8 +5,8 @@ import { buildApp } from './app.ts';
 import { type Config, loadConfigOrExit } from './config.ts';
 import { prepareDirectory } from './storage/data-dir.ts';
 
-// The service process (started by start-with-compile-cache.ts, `npm start`): load config, build the app, listen, and close
-// gracefully on SIGTERM/SIGINT.
+// The service process (started by start-with-compile-cache.ts, `npm start`): load config, build the
+// app, listen, and close gracefully on SIGTERM/SIGINT.
 // With WORKERS > 1 this process becomes a supervisor that forks the workers (they share the port
 // through node:cluster) and restarts any that dies.
 
