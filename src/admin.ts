@@ -3,7 +3,7 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ADMIN_USAGE, runAdminCommand } from './accounts/admin.ts';
+import { ADMIN_USAGE, runAdminCommand } from './accounts/admin-commands.ts';
 import { buildKeyring, type Keyring } from './accounts/keyring.ts';
 import { MASTER_KEY_FILE, parseMasterKeys } from './accounts/master-key.ts';
 import { announcingOwnerChanges } from './accounts/owner-changes.ts';
