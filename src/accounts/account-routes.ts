@@ -160,7 +160,7 @@ function registerSessionRoutes(scope: FastifyInstance, accounts: Accounts): void
       const problem = passwordProblem(body.password, email.email);
       if (problem) throw apiErrors.invalidField('password', problem);
       await throttle(accounts, [{ name: 'signup', subject: publicCaller(request.clientIp).subject }], 'sign-ups');
-      const outcome = await accounts.accounts.signup(email.email, body.password);
+      const outcome = await accounts.accountService.signup(email.email, body.password);
       if (!outcome.ok) throw apiErrors.emailTaken();
       request.log.info({ accountId: outcome.account.id }, 'account created');
       const csrfToken = await startSession(accounts, request, reply, outcome.account.id);
@@ -201,7 +201,7 @@ function registerSessionRoutes(scope: FastifyInstance, accounts: Accounts): void
         ],
         'login attempts',
       );
-      const outcome = await accounts.accounts.login(email.email, body.password);
+      const outcome = await accounts.accountService.login(email.email, body.password);
       if (!outcome.ok)
         throw outcome.reason === 'disabled' ? apiErrors.accountDisabled() : apiErrors.invalidCredentials();
       const csrfToken = await startSession(accounts, request, reply, outcome.account.id);
@@ -247,7 +247,7 @@ function registerSessionRoutes(scope: FastifyInstance, accounts: Accounts): void
     },
     async (request) => {
       const session = await requireSession(accounts, request);
-      const overview = await accounts.accounts.overview(session.account);
+      const overview = await accounts.accountService.overview(session.account);
       return {
         email: overview.email,
         plan: overview.plan,

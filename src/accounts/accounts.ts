@@ -21,7 +21,7 @@ import { createSessionService, type SessionService } from './sessions.ts';
 export interface Accounts {
   readonly callers: CallerResolver;
   readonly repository: AccountRepository;
-  readonly accounts: AccountService;
+  readonly accountService: AccountService;
   readonly sessions: SessionService;
   readonly keys: KeyService;
   readonly limiter: AccountLimiter;
@@ -101,7 +101,7 @@ export async function createAccounts(
   return {
     callers: createApiKeyCallerResolver(keys),
     repository,
-    accounts: createAccountService({ repository, store, limits: config.rateLimits, now }),
+    accountService: createAccountService({ repository, store, limits: config.rateLimits, now }),
     sessions,
     keys,
     limiter: createAccountLimiter(store, now),
