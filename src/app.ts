@@ -38,6 +38,7 @@ import { registerRateLimiting } from './limits/rate-limit-hook.ts';
 import type { RateLimitStore } from './limits/store.ts';
 import type { Spawner } from './process/spawner.ts';
 import { createSharedState } from './scale/shared-state.ts';
+import { openRepository } from './storage/open.ts';
 import type { AccountRepository } from './storage/repository.ts';
 import { registerProbeRoutes } from './streams/register.ts';
 import { registerTextRoutes } from './text/text-routes.ts';
@@ -137,10 +138,20 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const shared = await createSharedState(config, app, now);
   const store = deps.rateLimitStore ?? shared.rateLimitStore;
   app.addHook('onClose', async () => store.close());
+  // The account database DATABASE_URL names, migrated (a PostgreSQL server that cannot be reached
+  // yet is waited for: see storage/postgres.ts); closed with the app by the accounts.
+  const accountRepository =
+    deps.accountRepository ??
+    (await openRepository(config.database, config.dataDir, {
+      onError: (error) => app.log.error({ err: { message: error.message } }, 'account database connection error'),
+      onWarning: (message) => app.log.warn(message),
+      // Requests without a key do not need the accounts: the service starts while PostgreSQL is down.
+      waitForServer: true,
+    }));
   const accounts = await createAccounts(app, config, {
     now,
     store,
-    repository: deps.accountRepository,
+    repository: accountRepository,
     ownerChanges: shared.ownerChanges,
   });
   registerRateLimiting(app, {
