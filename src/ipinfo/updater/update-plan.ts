@@ -1,4 +1,3 @@
-import type { Config } from '../../config.ts';
 import type { SourceId } from '../data-files.ts';
 
 /** What one update fetches and where it installs it: built from the configuration, run by run-update.ts. */
@@ -11,12 +10,30 @@ export interface UpdatePlan {
   licenseKey: string | null;
 }
 
+/** The configuration an update plan is built from: where each source comes from, DATA_DIR. */
+export interface UpdatePlanConfig {
+  readonly dataDir: string;
+  readonly maxmindLicenseKey: string | null;
+  readonly geoipCityUrl: string | null;
+  readonly geoipAsnUrl: string | null;
+  /** An operator-supplied database, which no update replaces. */
+  readonly geoipCityDb: string | null;
+  readonly geoipAsnDb: string | null;
+  readonly feedTorUrl: string | null;
+  readonly feedVpnIpv4Url: string | null;
+  readonly feedVpnIpv6Url: string | null;
+  readonly feedVpnAsnUrl: string | null;
+  readonly feedDatacenterIpv4Url: string | null;
+  readonly feedDatacenterIpv6Url: string | null;
+  readonly feedDatacenterAsnUrl: string | null;
+}
+
 const DBIP = (kind: 'city' | 'asn') => `https://download.db-ip.com/free/dbip-${kind}-lite-{month}.mmdb.gz`;
 const MAXMIND = (edition: string) =>
   `https://download.maxmind.com/app/geoip_download?edition_id=${edition}&license_key={license_key}&suffix=tar.gz`;
 
 /** What `npm run data:update` (and the periodic refresh) fetches, from the configuration. */
-export function updatePlanFromConfig(config: Config): UpdatePlan {
+export function updatePlanFromConfig(config: UpdatePlanConfig): UpdatePlan {
   const key = config.maxmindLicenseKey;
   const urls: Record<SourceId, string | null> = {
     city: config.geoipCityUrl ?? (key ? MAXMIND('GeoLite2-City') : DBIP('city')),
