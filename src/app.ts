@@ -139,7 +139,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const store = deps.rateLimitStore ?? shared.rateLimitStore;
   app.addHook('onClose', async () => store.close());
   // The account database DATABASE_URL names, migrated (a PostgreSQL server that cannot be reached
-  // yet is waited for: see storage/postgres.ts); closed with the app by the accounts.
+  // yet is waited for: see storage/postgres-connection.ts); closed with the app by the accounts.
   const accountRepository =
     deps.accountRepository ??
     (await openRepository(config.database, config.dataDir, {
