@@ -1,7 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { isSecureRequest, requestFacts } from './accounts/account-http.ts';
-import { ACCOUNT_PREFIX, registerAccountRoutes } from './accounts/account-routes.ts';
+import { ACCOUNT_PREFIX } from './accounts/account-paths.ts';
+import { registerAccountRoutes } from './accounts/account-routes.ts';
 import { createAccounts } from './accounts/accounts.ts';
 import { requestHost } from './accounts/session-cookie.ts';
 import { createBlacklistChecker } from './blacklist/checker.ts';
