@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { scoreWhoisCorpora } from '../../scripts/whois-score/score.ts';
 import { isNotFound } from '../../src/whois/not-found.ts';
-import { scoreWhoisCorpora } from '../../src/whois/scoring/score.ts';
-import { fixturesRoot, fullCorporaPresent, fullCorporaSkip } from './fixtures-root.ts';
+import { fixturesRoot, fullCorporaPresent, fullCorporaSkip } from '../whois/fixtures-root.ts';
 
 // Rates mean something over the 765 replies of the full corpora, not over the vendored few dozen.
 test('the parser meets its targets over all corpora together', { skip: fullCorporaSkip }, () => {
