@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { normaliseWhoisDate } from '../../src/whois/dates.ts';
+import { normaliseWhoisDate } from '../../src/whois/parse/dates.ts';
 import type { CorpusSample, ExpectedWhois } from './expected.ts';
 import { leadingCalendarDate } from './expected.ts';
 

@@ -1,5 +1,5 @@
-import { parseDomainWhois } from '../../src/whois/parse-domain.ts';
-import type { ParsedDomainWhois } from '../../src/whois/types.ts';
+import { parseDomainWhois } from '../../src/whois/parse/parse-domain.ts';
+import type { ParsedDomainWhois } from '../../src/whois/parse/types.ts';
 import type { CorpusSample, ExpectedWhois } from './expected.ts';
 import { loadLikexian } from './load-likexian.ts';
 import { loadRichardpenman } from './load-richardpenman.ts';

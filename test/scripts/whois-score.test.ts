@@ -3,7 +3,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { scoreWhoisCorpora } from '../../scripts/whois-score/score.ts';
-import { isNotFound } from '../../src/whois/not-found.ts';
+import { isNotFound } from '../../src/whois/parse/not-found.ts';
 import { fixturesRoot, fullCorporaPresent, fullCorporaSkip } from '../whois/fixtures-root.ts';
 
 // Rates mean something over the 765 replies of the full corpora, not over the vendored few dozen.

@@ -1,5 +1,5 @@
-import { cidrOf, formatCidr } from '../net/cidr.ts';
-import { formatIp, type IpAddress, parseIp } from '../net/ip-address.ts';
+import { cidrOf, formatCidr } from '../../net/cidr.ts';
+import { formatIp, type IpAddress, parseIp } from '../../net/ip-address.ts';
 
 // Address arithmetic for IP WHOIS blocks, on the project's own address code (src/net/).
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { normaliseWhoisDate, numericDateOrder } from '../../src/whois/dates.ts';
+import { normaliseWhoisDate, numericDateOrder } from '../../../src/whois/parse/dates.ts';
 
 // Each layout is copied from a reply in the shared corpora; the comment names the registry.
 const cases: [written: string, expected: string | null][] = [

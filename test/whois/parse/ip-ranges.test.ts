@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { prefixToRange, rangeToPrefixes } from '../../src/whois/ip-ranges.ts';
+import { prefixToRange, rangeToPrefixes } from '../../../src/whois/parse/ip-ranges.ts';
 
 test('prefixToRange: full, abbreviated (LACNIC) and IPv6 prefixes', () => {
   assert.deepEqual(prefixToRange('200.57.128/19'), {

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { parseDomainWhois } from '../../src/whois/parse-domain.ts';
-import type { ParsedDomainWhois } from '../../src/whois/types.ts';
-import { fixturesRoot } from './fixtures-root.ts';
+import { parseDomainWhois } from '../../../src/whois/parse/parse-domain.ts';
+import type { ParsedDomainWhois } from '../../../src/whois/parse/types.ts';
+import { fixturesRoot } from '../fixtures-root.ts';
 
 function parseFixture(relative: string, query?: string): ParsedDomainWhois {
   return parseDomainWhois(readFileSync(path.join(fixturesRoot, relative), 'utf8'), query);

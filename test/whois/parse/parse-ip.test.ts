@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { parseIpWhois } from '../../src/whois/parse-ip.ts';
-import type { ParsedIpWhois } from '../../src/whois/types.ts';
-import { fixturesRoot } from './fixtures-root.ts';
+import { parseIpWhois } from '../../../src/whois/parse/parse-ip.ts';
+import type { ParsedIpWhois } from '../../../src/whois/parse/types.ts';
+import { fixturesRoot } from '../fixtures-root.ts';
 
 // secynic-ipwhois has no expected values; these were read off the raw replies by hand.
 const expected: Record<string, ParsedIpWhois> = {
