@@ -30,7 +30,7 @@ import { registerRequestContext, requestIdFor } from './http/request-context.ts'
 import { registerAnswerConstraint } from './http/route-config.ts';
 import { compilingOncePerSchema } from './http/serializers.ts';
 import { strictValidators } from './http/validators.ts';
-import type { IpDataStore } from './ipinfo/ip-data-store.ts';
+import type { IpDataStore } from './ipinfo/data/ip-data-store.ts';
 import { registerIpFamilyRoute } from './ipinfo/ip-family-route.ts';
 import { registerIpInfo } from './ipinfo/ip-info.ts';
 import type { CallerResolver } from './limits/caller.ts';

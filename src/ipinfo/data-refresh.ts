@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { ipDataPaths, readManifest } from './data-files.ts';
-import type { IpDataStore } from './ip-data-store.ts';
+import { ipDataPaths, readManifest } from './data/data-files.ts';
+import type { IpDataStore } from './data/ip-data-store.ts';
 import { UpdateError } from './updater/download.ts';
 import { runDataUpdateInChild } from './updater/run-in-child.ts';
 import { type UpdatePlanConfig, updatePlanFromConfig } from './updater/update-plan.ts';

@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { Resolver } from '../dns/resolver.ts';
+import { createHostnameLookup, queuedHostnameLookup, type SharedHostnameLookup } from './answers/hostname.ts';
+import { createIpAnswers, type IpAnswers } from './answers/ip-answers.ts';
 import { registerAsnRoute } from './asn-route.ts';
 import { registerBatchRoute } from './batch-route.ts';
-import { ipDataPaths, type SourceId } from './data-files.ts';
+import { ipDataPaths, type SourceId } from './data/data-files.ts';
+import { loadIpData } from './data/ip-data.ts';
+import { createIpDataStore, type IpDataLog, type IpDataStore } from './data/ip-data-store.ts';
 import { scheduleDataRefresh } from './data-refresh.ts';
-import { createHostnameLookup, queuedHostnameLookup, type SharedHostnameLookup } from './hostname.ts';
-import { createIpAnswers, type IpAnswers } from './ip-answers.ts';
-import { loadIpData } from './ip-data.ts';
-import { createIpDataStore, type IpDataLog, type IpDataStore } from './ip-data-store.ts';
 import { type IpAnswerSender, registerJsonRoute } from './json-route.ts';
 import { type UpdatePlanConfig, updatePlanFromConfig } from './updater/update-plan.ts';
 

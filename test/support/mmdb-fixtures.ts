@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { SourceId } from '../../src/ipinfo/data-files.ts';
+import type { SourceId } from '../../src/ipinfo/data/data-files.ts';
 import { type Cidr, cidrOf, formatCidr, parseCidr } from '../../src/net/cidr.ts';
 import { parseIp } from '../../src/net/ip-address.ts';
 

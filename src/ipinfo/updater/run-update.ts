@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { link, mkdir, open, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { installFile, writeFileAtomically } from '../atomic-file.ts';
+import { installFile, writeFileAtomically } from '../data/atomic-file.ts';
 import {
   type InstalledSource,
   ipDataPaths,
@@ -11,7 +11,7 @@ import {
   SOURCES,
   type SourceId,
   type SourceSpec,
-} from '../data-files.ts';
+} from '../data/data-files.ts';
 import { downloadToFile, type Fetch, hideLicenseKey, redactUrl, UpdateError } from './download.ts';
 import { candidateUrls, checksumUrlFor } from './source-urls.ts';
 import { unpackDownload } from './unpack.ts';

@@ -1,4 +1,4 @@
-import type { SourceId } from '../data-files.ts';
+import type { SourceId } from '../data/data-files.ts';
 
 /** What one update fetches and where it installs it: built from the configuration, run by run-update.ts. */
 export interface UpdatePlan {

@@ -1,4 +1,4 @@
-import { formatCidr } from '../net/cidr.ts';
+import { formatCidr } from '../../net/cidr.ts';
 import type { AsnRangeColumns } from './asn-ranges.ts';
 
 /** What the ASN data says about one AS: its name and its address space, as sorted CIDRs. */

@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Cidr } from '../net/cidr.ts';
-import type { IpAddress } from '../net/ip-address.ts';
+import type { Cidr } from '../../net/cidr.ts';
+import type { IpAddress } from '../../net/ip-address.ts';
 import { type AsnIndex, buildAsnIndex } from './asn-index.ts';
 import type { AsnRangeColumns, AsnRanges } from './asn-ranges.ts';
 import { ipDataPaths, SOURCES, type SourceId } from './data-files.ts';

@@ -1,9 +1,9 @@
-import { type IpAddress, parseIp, unmapIpv4 } from '../net/ip-address.ts';
-import { classifyAddress, type SpecialAddressKind } from '../net/special-addresses.ts';
+import { type IpAddress, parseIp, unmapIpv4 } from '../../net/ip-address.ts';
+import { classifyAddress, type SpecialAddressKind } from '../../net/special-addresses.ts';
+import type { AnonymityFlags, Location } from '../data/geo.ts';
+import type { IpData } from '../data/ip-data.ts';
+import type { Network } from '../data/network.ts';
 import { type ConnectionType, connectionType, type Ipv4Class, ipv4Class } from './classify.ts';
-import type { AnonymityFlags, Location } from './geo.ts';
-import type { IpData } from './ip-data.ts';
-import type { Network } from './network.ts';
 
 /** The answer of /api/v1/json without `hostname` (which needs the network; see hostname.ts). */
 export interface IpDescription {

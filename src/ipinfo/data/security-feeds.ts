@@ -1,5 +1,5 @@
-import type { Cidr } from '../net/cidr.ts';
-import { type IpAddress, parseIp, unmapIpv4 } from '../net/ip-address.ts';
+import type { Cidr } from '../../net/cidr.ts';
+import { type IpAddress, parseIp, unmapIpv4 } from '../../net/ip-address.ts';
 import { buildRangeTable } from './range-table.ts';
 
 /** Parsed feed contents; a feed that is not configured (or failed to load) is simply absent. */

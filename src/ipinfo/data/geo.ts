@@ -7,8 +7,8 @@ import {
   Reader,
   type Response,
 } from 'maxmind';
-import { cidrOf, formatCidr } from '../net/cidr.ts';
-import { formatIp, type IpAddress, parseIp, unmapIpv4 } from '../net/ip-address.ts';
+import { cidrOf, formatCidr } from '../../net/cidr.ts';
+import { formatIp, type IpAddress, parseIp, unmapIpv4 } from '../../net/ip-address.ts';
 import type { AsnRangeColumns } from './asn-ranges.ts';
 import { mmdbAsnRows } from './mmdb-networks.ts';
 import type { Network, NetworkReader } from './network.ts';

@@ -1,4 +1,4 @@
-import { createGenerationalMap } from '../cache/generational-map.ts';
+import { createGenerationalMap } from '../../cache/generational-map.ts';
 
 /**
  * /api/v1/json answers (serialised, and the object for `fields`) by address. One client asks again and again (a page

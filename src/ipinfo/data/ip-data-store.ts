@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import type { ReadinessCheck } from '../health/readiness.ts';
+import type { ReadinessCheck } from '../../health/readiness.ts';
 import type { IpData } from './ip-data.ts';
 
 export interface IpDataLog {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createResolver } from '../../src/dns/resolver.ts';
-import { createAnswerCache } from '../../src/ipinfo/answer-cache.ts';
-import { createHostnameLookup } from '../../src/ipinfo/hostname.ts';
-import { type FakeDnsServer, recordsHandler, startFakeDnsServer } from '../support/fake-dns-server.ts';
+import { createResolver } from '../../../src/dns/resolver.ts';
+import { createAnswerCache } from '../../../src/ipinfo/answers/answer-cache.ts';
+import { createHostnameLookup } from '../../../src/ipinfo/answers/hostname.ts';
+import { type FakeDnsServer, recordsHandler, startFakeDnsServer } from '../../support/fake-dns-server.ts';
 
 describe('hostname: PTR through the resolver, bounded and remembered', { timeout: 30_000 }, () => {
   let dns: FakeDnsServer;

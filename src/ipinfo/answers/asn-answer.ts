@@ -1,7 +1,7 @@
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import { Type } from 'typebox';
+import type { IpData } from '../data/ip-data.ts';
 import { type ConnectionType, connectionType } from './classify.ts';
-import type { IpData } from './ip-data.ts';
 import { CONNECTION_TYPES } from './json-schema.ts';
 
 /** `AS15169`, `as15169` or `15169` -> 15169; null for anything else (leading zeros included). */

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { parseAsnList, parseCidrList, parseTorExitList } from '../../src/ipinfo/feeds.ts';
-import { buildSecurityFeeds } from '../../src/ipinfo/security-feeds.ts';
-import { formatCidr } from '../../src/net/cidr.ts';
-import { feedDir, feedSkip } from '../support/mmdb-fixtures.ts';
+import { parseAsnList, parseCidrList, parseTorExitList } from '../../../src/ipinfo/data/feeds.ts';
+import { buildSecurityFeeds } from '../../../src/ipinfo/data/security-feeds.ts';
+import { formatCidr } from '../../../src/net/cidr.ts';
+import { feedDir, feedSkip } from '../../support/mmdb-fixtures.ts';
 
 const readFeed = (name: string) => readFileSync(path.join(feedDir, name), 'utf8');
 

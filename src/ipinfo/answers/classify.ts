@@ -1,4 +1,4 @@
-import { parseIp, unmapIpv4 } from '../net/ip-address.ts';
+import { parseIp, unmapIpv4 } from '../../net/ip-address.ts';
 
 export type Ipv4Class = 'A' | 'B' | 'C' | 'D' | 'E';
 

@@ -3,9 +3,9 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { parseAsnCsvIpv4, parseAsnCsvIpv6 } from '../../src/ipinfo/asn-csv.ts';
-import { decodeAsnRanges, encodeAsnRanges } from '../../src/ipinfo/asn-ranges.ts';
-import { embeddedAsnRanges, versionDate } from '../../src/ipinfo/embedded-data.ts';
+import { parseAsnCsvIpv4, parseAsnCsvIpv6 } from '../../../src/ipinfo/data/asn-csv.ts';
+import { decodeAsnRanges, encodeAsnRanges } from '../../../src/ipinfo/data/asn-ranges.ts';
+import { embeddedAsnRanges, versionDate } from '../../../src/ipinfo/data/embedded-data.ts';
 
 const v4 = (ip: string) => ip.split('.').reduce((sum, octet) => sum * 256 + Number(octet), 0);
 

@@ -1,9 +1,9 @@
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import type { IpData } from '../data/ip-data.ts';
+import type { IpDataStore } from '../data/ip-data-store.ts';
 import { createAnswerCache } from './answer-cache.ts';
 import { describeIp, type IpDescription } from './describe-ip.ts';
 import type { HostnameLookup } from './hostname.ts';
-import type { IpData } from './ip-data.ts';
-import type { IpDataStore } from './ip-data-store.ts';
 import { IpInfoBody } from './json-schema.ts';
 
 /** The answer of /api/v1/json and /api/v1/json/{ip}: the pure description and the reverse name. */

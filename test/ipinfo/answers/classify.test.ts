@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type ConnectionEvidence, connectionType, ipv4Class } from '../../src/ipinfo/classify.ts';
+import { type ConnectionEvidence, connectionType, ipv4Class } from '../../../src/ipinfo/answers/classify.ts';
 
 test('ipv4Class: boundaries of each class', () => {
   const cases: [string, string | undefined][] = [

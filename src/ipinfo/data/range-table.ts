@@ -1,5 +1,5 @@
-import type { Cidr } from '../net/cidr.ts';
-import { type IpAddress, parseIp, unmapIpv4 } from '../net/ip-address.ts';
+import type { Cidr } from '../../net/cidr.ts';
+import { type IpAddress, parseIp, unmapIpv4 } from '../../net/ip-address.ts';
 
 export interface RangeTableEntry<V> {
   readonly cidr: Cidr;

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildAsnIndex, ipv4Cidrs, ipv6Cidrs } from '../../src/ipinfo/asn-index.ts';
-import { decodeAsnRanges, encodeAsnRanges } from '../../src/ipinfo/asn-ranges.ts';
-import { embeddedAsnRanges } from '../../src/ipinfo/embedded-data.ts';
-import { parseCidr } from '../../src/net/cidr.ts';
-import { parseIp } from '../../src/net/ip-address.ts';
+import { buildAsnIndex, ipv4Cidrs, ipv6Cidrs } from '../../../src/ipinfo/data/asn-index.ts';
+import { decodeAsnRanges, encodeAsnRanges } from '../../../src/ipinfo/data/asn-ranges.ts';
+import { embeddedAsnRanges } from '../../../src/ipinfo/data/embedded-data.ts';
+import { parseCidr } from '../../../src/net/cidr.ts';
+import { parseIp } from '../../../src/net/ip-address.ts';
 
 const v4 = (ip: string) => (parseIp(ip) as { value: number }).value;
 const v6 = (ip: string) => (parseIp(ip) as { value: bigint }).value;

@@ -5,8 +5,8 @@ import {
   createConnectionTypeReader,
   createLocationReader,
   createNetworkReader,
-} from '../../src/ipinfo/geo.ts';
-import { expectedFromJson, expectedLocation, mmdb } from '../support/mmdb-fixtures.ts';
+} from '../../../src/ipinfo/data/geo.ts';
+import { expectedFromJson, expectedLocation, mmdb } from '../../support/mmdb-fixtures.ts';
 
 const db = mmdb;
 

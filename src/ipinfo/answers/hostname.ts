@@ -1,4 +1,4 @@
-import type { Resolver } from '../dns/resolver.ts';
+import type { Resolver } from '../../dns/resolver.ts';
 
 export type HostnameLookup = (ip: string) => Promise<string | undefined>;
 

@@ -1,4 +1,4 @@
-import { type Cidr, parseCidr } from '../net/cidr.ts';
+import { type Cidr, parseCidr } from '../../net/cidr.ts';
 
 /**
  * Parsers for the security feeds, text in, entries out. A bad line never aborts a feed: it is

@@ -1,5 +1,5 @@
 import type { Reader, Response } from 'maxmind';
-import { formatIp } from '../net/ip-address.ts';
+import { formatIp } from '../../net/ip-address.ts';
 import type { AsnRangeColumns } from './asn-ranges.ts';
 
 /** The parts of a MaxMind-format ASN record the index needs. */

@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { describeIp } from '../../src/ipinfo/describe-ip.ts';
-import { parseCidrList, parseTorExitList } from '../../src/ipinfo/feeds.ts';
+import { describeIp } from '../../../src/ipinfo/answers/describe-ip.ts';
+import { parseCidrList, parseTorExitList } from '../../../src/ipinfo/data/feeds.ts';
 import {
   createAnonymityReader,
   createConnectionTypeReader,
   createLocationReader,
   createNetworkReader,
-} from '../../src/ipinfo/geo.ts';
-import type { FeedName, IpData } from '../../src/ipinfo/ip-data.ts';
-import { buildSecurityFeeds, type SecurityFeedData } from '../../src/ipinfo/security-feeds.ts';
-import { mmdb } from '../support/mmdb-fixtures.ts';
+} from '../../../src/ipinfo/data/geo.ts';
+import type { FeedName, IpData } from '../../../src/ipinfo/data/ip-data.ts';
+import { buildSecurityFeeds, type SecurityFeedData } from '../../../src/ipinfo/data/security-feeds.ts';
+import { mmdb } from '../../support/mmdb-fixtures.ts';
 
 function ipData(parts: Partial<IpData> & { feedData?: SecurityFeedData; feedNames?: FeedName[] } = {}): IpData {
   const { feedData = {}, feedNames = [], ...rest } = parts;

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { buildAsnIndex } from '../../src/ipinfo/asn-index.ts';
-import { createNetworkReader } from '../../src/ipinfo/geo.ts';
-import { parseCidr } from '../../src/net/cidr.ts';
-import { fullMmdbSourcesSkip, mmdb, mmdbPath } from '../support/mmdb-fixtures.ts';
+import { buildAsnIndex } from '../../../src/ipinfo/data/asn-index.ts';
+import { createNetworkReader } from '../../../src/ipinfo/data/geo.ts';
+import { parseCidr } from '../../../src/net/cidr.ts';
+import { fullMmdbSourcesSkip, mmdb, mmdbPath } from '../../support/mmdb-fixtures.ts';
 
 type Source = Record<string, { autonomous_system_number?: number; autonomous_system_organization?: string }>[];
 

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { IpData } from '../../src/ipinfo/ip-data.ts';
-import { createIpDataStore } from '../../src/ipinfo/ip-data-store.ts';
-import { buildSecurityFeeds } from '../../src/ipinfo/security-feeds.ts';
+import type { IpData } from '../../../src/ipinfo/data/ip-data.ts';
+import { createIpDataStore } from '../../../src/ipinfo/data/ip-data-store.ts';
+import { buildSecurityFeeds } from '../../../src/ipinfo/data/security-feeds.ts';
 
 const quiet = { info() {}, warn() {}, error() {} };
 const snapshot = (name: string, problems: string[] = []): IpData => ({

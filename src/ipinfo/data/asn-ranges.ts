@@ -1,5 +1,5 @@
-import { formatCidr } from '../net/cidr.ts';
-import { type IpAddress, parseIp, unmapIpv4 } from '../net/ip-address.ts';
+import { formatCidr } from '../../net/cidr.ts';
+import { type IpAddress, parseIp, unmapIpv4 } from '../../net/ip-address.ts';
 import type { AsnRow } from './asn-csv.ts';
 import type { Network, NetworkReader } from './network.ts';
 import { lastAtOrBelow } from './range-table.ts';
