@@ -53,11 +53,6 @@ function feedsTurnedOff(config: UpdatePlanConfig): SourceId[] {
   return (Object.keys(urls) as SourceId[]).filter((id) => urls[id] === null);
 }
 
-/**
- * /api/v1/json, /json/{ip}, /asn/{asn} and /batch, and their data's lifecycle: loading starts when the server starts listening (or on
- * the first request of an app that never listens), readiness reports it, the store follows new
- * data, and with DATA_REFRESH_HOURS the service runs the updater itself.
- */
 /** What the IP routes share with the plain-text paths (src/text/). */
 export interface IpInfoServices {
   readonly store: IpDataStore;
@@ -74,6 +69,12 @@ export interface IpInfoServices {
  */
 export const BATCH_HOSTNAME_CONCURRENCY = 32;
 
+/**
+ * /api/v1/json, /json/{ip}, /asn/{asn} and /batch, and their data's lifecycle: loading starts when
+ * the server starts listening (or on the first request of an app that never listens), readiness
+ * reports it, the store follows new data, and with DATA_REFRESH_HOURS the service runs the updater
+ * itself (data-refresh.ts).
+ */
 export function registerIpInfo(
   app: FastifyInstance,
   config: IpInfoConfig,
