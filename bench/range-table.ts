@@ -4,8 +4,8 @@
 // pays before searching), and a linear most-specific scan over the same CIDRs (on fewer probes).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseCidrList } from '../src/ipinfo/feeds.ts';
-import { buildRangeTable } from '../src/ipinfo/range-table.ts';
+import { parseCidrList } from '../src/ipinfo/data/feeds.ts';
+import { buildRangeTable } from '../src/ipinfo/data/range-table.ts';
 import type { Cidr } from '../src/net/cidr.ts';
 import { formatIp, parseIp } from '../src/net/ip-address.ts';
 import { feedDir } from '../test/support/mmdb-fixtures.ts';

@@ -44,9 +44,10 @@ const PIN = availableParallelism() >= 2 && spawnSync('taskset', ['-pc', '0', Str
 const PROFILE_DIR = process.env.BENCH_PROFILE;
 
 function start(script: string, env: Record<string, string>): Promise<ListeningProcess> {
-  const profile = PROFILE_DIR && script === 'src/server.ts' ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
+  const profile =
+    PROFILE_DIR && script === 'src/start-with-compile-cache.ts' ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
   // The service starts as `npm start` starts it (its V8 flags included).
-  const entry = script === 'src/server.ts' ? serviceArguments() : [script];
+  const entry = script === 'src/start-with-compile-cache.ts' ? serviceArguments() : [script];
   const node = [process.execPath, ...profile, ...entry];
   const [command, ...args] = PIN ? ['taskset', '-c', '1', ...node] : node;
   return startListeningProcess(command as string, args, env, 'inherit');
@@ -93,7 +94,7 @@ async function runScenario(name: string, scenario: Scenario): Promise<ScenarioRe
   const prepared = await scenario.setup?.();
   if (prepared) console.log(`${name}: ${prepared.describe}`);
   const spawnedAt = performance.now();
-  const service = await start('src/server.ts', { ...SERVICE_ENV, ...scenario.env, ...prepared?.env });
+  const service = await start('src/start-with-compile-cache.ts', { ...SERVICE_ENV, ...scenario.env, ...prepared?.env });
   // The peak over the whole run (start-up included) is shown; the target is judged on each round's.
   let peakRss = 0;
   let roundPeakRss = 0;

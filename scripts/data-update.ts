@@ -4,7 +4,7 @@
 import { loadConfigOrExit } from '../src/config.ts';
 import { UpdateError } from '../src/ipinfo/updater/download.ts';
 import { runDataUpdate } from '../src/ipinfo/updater/run-update.ts';
-import { updatePlanFromConfig } from '../src/ipinfo/updater/source-urls.ts';
+import { updatePlanFromConfig } from '../src/ipinfo/updater/update-plan.ts';
 import { DirectoryError, prepareDirectory } from '../src/storage/data-dir.ts';
 
 const config = loadConfigOrExit(2);

@@ -1,7 +1,7 @@
 // Runs after `npm install`, on the Node that npm installed into node_modules/.bin.
 import path from 'node:path';
-import { ipDataPaths } from '../src/ipinfo/data-files.ts';
-import { embeddedAsnRanges, embeddedCityDatabase } from '../src/ipinfo/embedded-data.ts';
+import { ipDataPaths } from '../src/ipinfo/data/data-files.ts';
+import { embeddedAsnRanges, embeddedCityDatabase } from '../src/ipinfo/data/embedded-data.ts';
 import { ensureSystemPackages } from './system-packages.ts';
 
 const major = Number(process.versions.node.split('.')[0]);

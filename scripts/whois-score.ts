@@ -2,7 +2,7 @@
 // Usage: node scripts/whois-score.ts [--mismatches]
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { type CorpusScore, type FieldTally, SCORED_FIELDS, scoreWhoisCorpora } from '../src/whois/scoring/score.ts';
+import { type CorpusScore, type FieldTally, SCORED_FIELDS, scoreWhoisCorpora } from './whois-score/score.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 const fixturesRoot = path.resolve(repoRoot, '..', 'shared', 'fixtures', 'whois');

@@ -3,12 +3,13 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ADMIN_USAGE, runAdminCommand } from './accounts/admin.ts';
+import { ADMIN_USAGE, runAdminCommand } from './accounts/admin-commands.ts';
 import { buildKeyring, type Keyring } from './accounts/keyring.ts';
 import { MASTER_KEY_FILE, parseMasterKeys } from './accounts/master-key.ts';
-import { announcingOwnerChanges, createRedisOwnerChanges } from './accounts/owner-changes.ts';
+import { announcingOwnerChanges } from './accounts/owner-changes.ts';
 import { loadConfigOrExit } from './config.ts';
 import { createRedisClient } from './scale/redis.ts';
+import { createRedisOwnerChanges } from './scale/redis-owner-changes.ts';
 import { databaseFile } from './storage/config.ts';
 import { openRepository } from './storage/open.ts';
 

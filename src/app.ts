@@ -1,7 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { isSecureRequest, requestFacts } from './accounts/account-http.ts';
-import { ACCOUNT_PREFIX, registerAccountRoutes } from './accounts/account-routes.ts';
+import { ACCOUNT_PREFIX } from './accounts/account-paths.ts';
+import { registerAccountRoutes } from './accounts/account-routes.ts';
 import { createAccounts } from './accounts/accounts.ts';
 import { requestHost } from './accounts/session-cookie.ts';
 import { createBlacklistChecker } from './blacklist/checker.ts';
@@ -29,7 +30,7 @@ import { registerRequestContext, requestIdFor } from './http/request-context.ts'
 import { registerAnswerConstraint } from './http/route-config.ts';
 import { compilingOncePerSchema } from './http/serializers.ts';
 import { strictValidators } from './http/validators.ts';
-import type { IpDataStore } from './ipinfo/ip-data-store.ts';
+import type { IpDataStore } from './ipinfo/data/ip-data-store.ts';
 import { registerIpFamilyRoute } from './ipinfo/ip-family-route.ts';
 import { registerIpInfo } from './ipinfo/ip-info.ts';
 import type { CallerResolver } from './limits/caller.ts';
@@ -38,6 +39,7 @@ import { registerRateLimiting } from './limits/rate-limit-hook.ts';
 import type { RateLimitStore } from './limits/store.ts';
 import type { Spawner } from './process/spawner.ts';
 import { createSharedState } from './scale/shared-state.ts';
+import { openRepository } from './storage/open.ts';
 import type { AccountRepository } from './storage/repository.ts';
 import { registerProbeRoutes } from './streams/register.ts';
 import { registerTextRoutes } from './text/text-routes.ts';
@@ -137,10 +139,20 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const shared = await createSharedState(config, app, now);
   const store = deps.rateLimitStore ?? shared.rateLimitStore;
   app.addHook('onClose', async () => store.close());
+  // The account database DATABASE_URL names, migrated (a PostgreSQL server that cannot be reached
+  // yet is waited for: see storage/postgres-connection.ts); closed with the app by the accounts.
+  const accountRepository =
+    deps.accountRepository ??
+    (await openRepository(config.database, config.dataDir, {
+      onError: (error) => app.log.error({ err: { message: error.message } }, 'account database connection error'),
+      onWarning: (message) => app.log.warn(message),
+      // Requests without a key do not need the accounts: the service starts while PostgreSQL is down.
+      waitForServer: true,
+    }));
   const accounts = await createAccounts(app, config, {
     now,
     store,
-    repository: deps.accountRepository,
+    repository: accountRepository,
     ownerChanges: shared.ownerChanges,
   });
   registerRateLimiting(app, {

@@ -1,8 +1,115 @@
-// Process entry (`npm start`). Modules compiled once are kept in Node's on-disk compile cache (in
-// the OS temporary directory, keyed by Node version and source text), so later starts skip most of
-// the compiling: importing the app took about 0.43 s without it and 0.25 s with it on the
-// development VM. It must be enabled before the modules load, hence this file and main.ts.
-import { enableCompileCache } from 'node:module';
+// First, before other modules load and the heap sees a full GC (see the module for why).
+import './runtime/retain-next-tick-shape.ts';
+import cluster from 'node:cluster';
+import { buildApp } from './app.ts';
+import { type Config, loadConfigOrExit } from './config.ts';
+import { prepareDirectory } from './storage/data-dir.ts';
 
-enableCompileCache();
-await import('./main.ts');
+// The service process (started by start-with-compile-cache.ts, `npm start`): load config, build the
+// app, listen, and close gracefully on SIGTERM/SIGINT.
+// With WORKERS > 1 this process becomes a supervisor that forks the workers (they share the port
+// through node:cluster) and restarts any that dies.
+
+function displayUrl(config: Config, port: number): string {
+  const shown = config.host === '::' || config.host === '0.0.0.0' ? 'localhost' : config.host;
+  return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
+}
+
+async function serve(config: Config): Promise<void> {
+  prepareDirectory(config.dataDir, 'DATA_DIR');
+  const app = await buildApp(config);
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    // A machine without IPv6 cannot bind `::`; serve IPv4 rather than not at all.
+    if (config.host !== '::' || (error as NodeJS.ErrnoException).code !== 'EAFNOSUPPORT') throw error;
+    app.log.warn('IPv6 is unavailable on this machine; listening on 0.0.0.0 (IPv4 only)');
+    await app.listen({ port: config.port, host: '0.0.0.0' });
+  }
+  if (cluster.isPrimary) {
+    const address = app.server.address();
+    const url = displayUrl(config, typeof address === 'object' && address ? address.port : config.port);
+    console.log(`netinfo API v1 listening on ${url}/api/v1 (OpenAPI: ${url}/api/v1/openapi.json)`);
+  }
+
+  let closing = false;
+  const close = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'closing: no new connections, finishing in-flight requests');
+    const grace = setTimeout(() => {
+      app.log.warn({ graceMs: config.shutdownGraceMs }, 'grace period over; exiting with requests still open');
+      process.exit(0);
+    }, config.shutdownGraceMs);
+    grace.unref();
+    await app.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void close('SIGTERM'));
+  process.on('SIGINT', () => void close('SIGINT'));
+}
+
+function supervise(config: Config): void {
+  let stopping = false;
+  let announced = false;
+  let anyListened = false;
+  let exitCode = 0;
+  /** Workers listening now (by cluster id): a worker that dies leaves, its replacement joins. */
+  const listening = new Set<number>();
+  const fork = () => cluster.fork();
+  cluster.on('listening', (worker, address) => {
+    anyListened = true;
+    listening.add(worker.id);
+    // Announced once every worker listens, not when the first does: whoever waits for this line
+    // (an operator, a test, a health check) would otherwise reach a service half started.
+    if (announced || listening.size < config.workers) return;
+    announced = true;
+    const url = displayUrl(config, address.port);
+    console.log(
+      `netinfo API v1 listening on ${url}/api/v1 with ${config.workers} workers (OpenAPI: ${url}/api/v1/openapi.json)`,
+    );
+  });
+  cluster.on('exit', (worker, code, signal) => {
+    listening.delete(worker.id);
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(exitCode);
+      return;
+    }
+    if (!anyListened) {
+      // No worker has ever listened: the start itself failed (the worker printed why). As with one
+      // process, exit 1, rather than start it again every second for ever.
+      console.error(
+        `netinfo could not start: worker ${worker.process.pid} exited (${signal ?? code}) before listening`,
+      );
+      exitCode = 1;
+      stop('SIGTERM');
+      return;
+    }
+    console.error(`worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
+    // Not once the supervisor is stopping: a worker forked then would never be told to stop.
+    setTimeout(() => {
+      if (!stopping) fork();
+    }, 1000);
+  });
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    const workers = Object.values(cluster.workers ?? {});
+    if (workers.length === 0) process.exit(exitCode);
+    for (const worker of workers) worker?.process.kill(signal);
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  for (let index = 0; index < config.workers; index++) fork();
+}
+
+const config = loadConfigOrExit(1);
+if (cluster.isPrimary && config.workers > 1) supervise(config);
+else {
+  await serve(config).catch((error: Error) => {
+    // One line an operator can act on (the account database unreachable, the port taken), not a
+    // stack trace; messages never carry the database password.
+    console.error(`netinfo could not start: ${error.message}`);
+    process.exit(1);
+  });
+}

@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../config.ts';
 import type { TrustProxy } from '../http/trust-proxy.ts';
 import type { CallerResolver } from '../limits/caller.ts';
 import type { RateLimitStore } from '../limits/store.ts';
-import { openRepository } from '../storage/open.ts';
+import type { TierLimits } from '../limits/tiers.ts';
 import type { AccountRepository } from '../storage/repository.ts';
 import { type AccountLimiter, createAccountLimiter } from './account-limits.ts';
 import { type AccountService, createAccountService } from './account-service.ts';
@@ -12,7 +11,7 @@ import { createApiKeyCallerResolver } from './key-callers.ts';
 import { createKeyService, type KeyService } from './key-service.ts';
 import { createKeyUsageRecorder } from './key-usage.ts';
 import { buildKeyring } from './keyring.ts';
-import { loadMasterKey } from './master-key.ts';
+import { loadMasterKey, type VersionedMasterKey } from './master-key.ts';
 import { watchMasterKey } from './master-key-check.ts';
 import { announcingOwnerChanges, type OwnerChanges } from './owner-changes.ts';
 import { createSessionService, type SessionService } from './sessions.ts';
@@ -21,7 +20,7 @@ import { createSessionService, type SessionService } from './sessions.ts';
 export interface Accounts {
   readonly callers: CallerResolver;
   readonly repository: AccountRepository;
-  readonly accounts: AccountService;
+  readonly accountService: AccountService;
   readonly sessions: SessionService;
   readonly keys: KeyService;
   readonly limiter: AccountLimiter;
@@ -29,34 +28,35 @@ export interface Accounts {
   readonly now: () => number;
 }
 
+/** The accounts' slice of the configuration. */
+export interface AccountsConfig {
+  readonly dataDir: string;
+  readonly masterKey: VersionedMasterKey[] | null;
+  readonly sessionIdleMinutes: number;
+  readonly rateLimits: TierLimits;
+  readonly trustProxy: TrustProxy;
+}
+
 const SWEEP_EVERY_MS = 3_600_000;
 
 /**
- * Opens the database DATABASE_URL names (migrating it; a PostgreSQL server that cannot be reached
- * yet is waited for, see storage/postgres.ts), loads or creates the master key, and wires the
- * services. Tests may inject the repository; it is closed with the app.
+ * Loads or creates the master key and wires the services over the account repository (opened by
+ * the composition root, app.ts); the repository is closed with the app.
  */
 export async function createAccounts(
   app: FastifyInstance,
-  config: Config,
+  config: AccountsConfig,
   options: {
     now: () => number;
     store: RateLimitStore;
-    repository?: AccountRepository;
+    repository: AccountRepository;
     keyUsageFlushMs?: number;
     /** Present when several instances share the accounts (REDIS_URL): see owner-changes.ts. */
     ownerChanges?: OwnerChanges | null;
   },
 ): Promise<Accounts> {
   const { now, store } = options;
-  const stored =
-    options.repository ??
-    (await openRepository(config.database, config.dataDir, {
-      onError: (error) => app.log.error({ err: { message: error.message } }, 'account database connection error'),
-      onWarning: (message) => app.log.warn(message),
-      // Requests without a key do not need the accounts: the service starts while PostgreSQL is down.
-      waitForServer: true,
-    }));
+  const stored = options.repository;
   const ownerChanges = options.ownerChanges ?? undefined;
   const repository = ownerChanges ? announcingOwnerChanges(stored, ownerChanges) : stored;
   const keyring = buildKeyring(loadMasterKey({ configured: config.masterKey, dataDir: config.dataDir, log: app.log }));
@@ -101,7 +101,7 @@ export async function createAccounts(
   return {
     callers: createApiKeyCallerResolver(keys),
     repository,
-    accounts: createAccountService({ repository, store, limits: config.rateLimits, now }),
+    accountService: createAccountService({ repository, store, limits: config.rateLimits, now }),
     sessions,
     keys,
     limiter: createAccountLimiter(store, now),

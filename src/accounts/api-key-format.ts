@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
+import { API_KEY_BODY_LENGTH, API_KEY_PREFIX } from '../http/api-key-shape.ts';
 
 /**
  * The API key format, modelled on GitHub's tokens so leaked keys are easy to find and cheap to
@@ -17,8 +18,8 @@ import { crc32 } from 'node:zlib';
  *
  * Regular expression for scanners: `\bnk_[0-9A-Za-z]{36}\b`.
  */
-export const API_KEY_PREFIX = 'nk_';
-export const API_KEY_PATTERN = /^nk_[0-9A-Za-z]{36}$/;
+export { API_KEY_PREFIX };
+export const API_KEY_PATTERN = new RegExp(`^${API_KEY_PREFIX}[0-9A-Za-z]{${API_KEY_BODY_LENGTH}}$`);
 const RANDOM_LENGTH = 30;
 const CHECKSUM_LENGTH = 6;
 /** Characters of the random part shown in listings, after the prefix. */

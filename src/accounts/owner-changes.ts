@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import type { AccountRepository } from '../storage/repository.ts';
 
 /**
@@ -12,27 +10,6 @@ export interface OwnerChanges {
   /** The current version, or null when it cannot be read (then nothing cached may be trusted). */
   version(): Promise<string | null>;
   announce(): Promise<void>;
-}
-
-const VERSION_KEY = 'netinfo:key-owners:version';
-
-export function createRedisOwnerChanges(redis: Redis): OwnerChanges {
-  return {
-    async version() {
-      try {
-        return (await redis.get(VERSION_KEY)) ?? '0';
-      } catch {
-        return null;
-      }
-    },
-    async announce() {
-      // If Redis is down the change still holds in the database; instances that cannot read the
-      // version meanwhile do not trust their caches (version() is null), so nothing stale is served.
-      // A random value rather than a counter: Redis keeps no data across a restart here, and a
-      // counter starting again from 0 could come back to the very number an instance last saw.
-      await redis.set(VERSION_KEY, randomUUID()).catch(() => {});
-    },
-  };
 }
 
 /** The repository, announcing every change of key ownership after it is stored. */

@@ -1,6 +1,6 @@
 import { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import pino, { type DestinationStream, type Logger } from 'pino';
-import { API_KEY_PREFIX } from '../accounts/api-key-format.ts';
+import { API_KEY_BODY_LENGTH, API_KEY_PREFIX } from './api-key-shape.ts';
 import { lazyRequestLogger } from './request-logger.ts';
 
 /**
@@ -47,9 +47,8 @@ function encodedAs(character: string): string {
 }
 /** A base62 character, plain or percent-encoded (0-9 are %30-%39, A-Z %41-%5A, a-z %61-%7A). */
 const BASE62_CHARACTER = '(?:[0-9A-Za-z]|%(?:25)*(?:3[0-9]|4[1-9A-Fa-f]|5[0-9Aa]|6[1-9A-Fa-f]|7[0-9Aa]))';
-const KEY_LENGTH = 36;
 const ENCODED_KEYS = new RegExp(
-  `(?<![0-9A-Za-z])${[...API_KEY_PREFIX].map(encodedAs).join('')}${BASE62_CHARACTER}{${KEY_LENGTH}}(?![0-9A-Za-z])`,
+  `(?<![0-9A-Za-z])${[...API_KEY_PREFIX].map(encodedAs).join('')}${BASE62_CHARACTER}{${API_KEY_BODY_LENGTH}}(?![0-9A-Za-z])`,
   'g',
 );
 

@@ -2,10 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { apiErrors } from '../http/errors.ts';
 import { commonErrorResponses, okResponse } from '../http/schemas.ts';
-import { ASN_PARAMETER_HINT, AsnBody, describeAsn, parseAsn } from './asn-answer.ts';
-import { snapshotOf } from './ip-answers.ts';
-import type { IpData } from './ip-data.ts';
-import type { IpDataStore } from './ip-data-store.ts';
+import { ASN_PARAMETER_HINT, AsnBody, describeAsn, parseAsn } from './answers/asn-answer.ts';
+import { snapshotOf } from './answers/ip-answers.ts';
+import type { IpData } from './data/ip-data.ts';
+import type { IpDataStore } from './data/ip-data-store.ts';
 
 const DESCRIPTION = `An autonomous system as the loaded ASN data knows it: its organisation and every range the data
 attributes to it, as sorted CIDRs (touching ranges merged; a range that is no single CIDR becomes the fewest

@@ -1,7 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type ConfigVariable, httpUrl, integerIn, text } from '../config-values.ts';
-import { createAnonymityReader, createConnectionTypeReader, createLocationReader, createNetworkReader } from './geo.ts';
+import {
+  createAnonymityReader,
+  createConnectionTypeReader,
+  createLocationReader,
+  createNetworkReader,
+} from './data/geo.ts';
 
 /**
  * An operator-supplied MaxMind-format database: the path, checked at startup by opening it as the

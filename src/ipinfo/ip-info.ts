@@ -1,24 +1,30 @@
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../config.ts';
 import type { Resolver } from '../dns/resolver.ts';
+import { createHostnameLookup, queuedHostnameLookup, type SharedHostnameLookup } from './answers/hostname.ts';
+import { createIpAnswers, type IpAnswers } from './answers/ip-answers.ts';
 import { registerAsnRoute } from './asn-route.ts';
 import { registerBatchRoute } from './batch-route.ts';
-import { ipDataPaths, readManifest, type SourceId } from './data-files.ts';
-import { createHostnameLookup, queuedHostnameLookup, type SharedHostnameLookup } from './hostname.ts';
-import { createIpAnswers, type IpAnswers } from './ip-answers.ts';
-import { loadIpData } from './ip-data.ts';
-import { createIpDataStore, type IpDataLog, type IpDataStore } from './ip-data-store.ts';
+import { ipDataPaths, type SourceId } from './data/data-files.ts';
+import { loadIpData } from './data/ip-data.ts';
+import { createIpDataStore, type IpDataLog, type IpDataStore } from './data/ip-data-store.ts';
+import { scheduleDataRefresh } from './data-refresh.ts';
 import { type IpAnswerSender, registerJsonRoute } from './json-route.ts';
-import { UpdateError } from './updater/download.ts';
-import { runDataUpdateInChild } from './updater/run-in-child.ts';
-import { updatePlanFromConfig } from './updater/source-urls.ts';
+import { type UpdatePlanConfig, updatePlanFromConfig } from './updater/update-plan.ts';
+
+/** The IP capability's slice of the configuration. */
+export interface IpInfoConfig extends UpdatePlanConfig {
+  readonly geoipAnonymousDb: string | null;
+  readonly geoipConnectionTypeDb: string | null;
+  readonly dataRefreshHours: number;
+  readonly hostnameTimeoutMs: number;
+}
 
 /** How often the store looks for a new manifest from `npm run data:update`. */
 const WATCH_INTERVAL_MS = 5_000;
 
 /** The store the composition root builds from config (tests build their own). */
 export function createIpDataStoreFromConfig(
-  config: Config,
+  config: IpInfoConfig,
   log: IpDataLog,
   options: { watchIntervalMs?: number; embeddedCacheDir?: string } = {},
 ): IpDataStore {
@@ -42,16 +48,11 @@ export function createIpDataStoreFromConfig(
   });
 }
 
-function feedsTurnedOff(config: Config): SourceId[] {
+function feedsTurnedOff(config: UpdatePlanConfig): SourceId[] {
   const { urls } = updatePlanFromConfig(config);
   return (Object.keys(urls) as SourceId[]).filter((id) => urls[id] === null);
 }
 
-/**
- * /api/v1/json, /json/{ip}, /asn/{asn} and /batch, and their data's lifecycle: loading starts when the server starts listening (or on
- * the first request of an app that never listens), readiness reports it, the store follows new
- * data, and with DATA_REFRESH_HOURS the service runs the updater itself.
- */
 /** What the IP routes share with the plain-text paths (src/text/). */
 export interface IpInfoServices {
   readonly store: IpDataStore;
@@ -68,9 +69,15 @@ export interface IpInfoServices {
  */
 export const BATCH_HOSTNAME_CONCURRENCY = 32;
 
+/**
+ * /api/v1/json, /json/{ip}, /asn/{asn} and /batch, and their data's lifecycle: loading starts when
+ * the server starts listening (or on the first request of an app that never listens), readiness
+ * reports it, the store follows new data, and with DATA_REFRESH_HOURS the service runs the updater
+ * itself (data-refresh.ts).
+ */
 export function registerIpInfo(
   app: FastifyInstance,
-  config: Config,
+  config: IpInfoConfig,
   deps: { resolver: Pick<Resolver, 'reverse'>; store?: IpDataStore },
 ): IpInfoServices {
   const store = deps.store ?? createIpDataStoreFromConfig(config, app.log);
@@ -78,7 +85,7 @@ export function registerIpInfo(
   let refresh: NodeJS.Timeout | undefined;
   app.addHook('onListen', async () => {
     void store.loaded().catch(() => {});
-    if (config.dataRefreshHours > 0) refresh = scheduleRefresh(app, config, store);
+    if (config.dataRefreshHours > 0) refresh = scheduleDataRefresh(app, config, store);
   });
   app.addHook('onClose', async () => {
     if (refresh !== undefined) clearInterval(refresh);
@@ -90,50 +97,4 @@ export function registerIpInfo(
   registerAsnRoute(app, store);
   registerBatchRoute(app, store, queuedHostnameLookup(lookupHostname, BATCH_HOSTNAME_CONCURRENCY));
   return { store, answers, lookupHostname, sendJson };
-}
-
-/** Runs the updater every DATA_REFRESH_HOURS, and once at startup when the last run is older. */
-function scheduleRefresh(app: FastifyInstance, config: Config, store: IpDataStore): NodeJS.Timeout {
-  const periodMs = config.dataRefreshHours * 3_600_000;
-  let running = false;
-  let lastRunAt = Number.NaN;
-  const refresh = async (reason: string) => {
-    if (running) return;
-    running = true;
-    lastRunAt = Date.now();
-    try {
-      await store.loaded().catch(() => {});
-      const reports = await runDataUpdateInChild(updatePlanFromConfig(config), app.shutdownSignal);
-      const failed = reports.filter((report) => report.outcome === 'failed');
-      const updated = reports.filter((report) => report.outcome === 'updated').map((report) => report.id);
-      app.log.info({ reason, updated, failed: failed.map((f) => `${f.id}: ${f.detail}`) }, 'IP data refresh finished');
-      await store.reload('scheduled refresh');
-    } catch (error) {
-      if (app.shutdownSignal.aborted) {
-        app.log.info('IP data refresh stopped: the service is closing');
-        return;
-      }
-      // With WORKERS > 1 every process schedules the refresh; the lock lets one of them run it.
-      if (error instanceof UpdateError && /another update is running/.test(error.message)) {
-        app.log.info({ reason: error.message }, 'IP data refresh left to the process already running it');
-      } else {
-        app.log.error({ err: error }, 'IP data refresh failed; the previous data stays in use');
-      }
-    } finally {
-      running = false;
-    }
-  };
-  void readManifest(ipDataPaths(config.dataDir).manifest).then((manifest) => {
-    lastRunAt = Date.parse(manifest.updatedAt);
-    if (!(lastRunAt > Date.now() - periodMs)) void refresh('the last update is older than DATA_REFRESH_HOURS');
-  });
-  // Timers cannot wait longer than 24.8 days, so look every hour (or sooner) whether one is due.
-  const timer = setInterval(
-    () => {
-      if (!(lastRunAt > Date.now() - periodMs)) void refresh('DATA_REFRESH_HOURS');
-    },
-    Math.min(periodMs, 3_600_000),
-  );
-  timer.unref();
-  return timer;
 }

@@ -7,12 +7,12 @@ import {
   commonErrorResponses,
   okResponse,
 } from '../http/schemas.ts';
+import { type IpAnswer, type IpAnswers, type IpInfo, serializeIpInfo, snapshotOf } from './answers/ip-answers.ts';
+import { IpInfoBody } from './answers/json-schema.ts';
+import type { IpData } from './data/ip-data.ts';
+import type { IpDataStore } from './data/ip-data-store.ts';
 import { fieldPaths, parseFields, pickFields } from './fields.ts';
-import { type IpAnswer, type IpAnswers, type IpInfo, serializeIpInfo, snapshotOf } from './ip-answers.ts';
-import type { IpData } from './ip-data.ts';
-import type { IpDataStore } from './ip-data-store.ts';
 import { IP_PARAMETER_HINT, parseIpParameter } from './ip-param.ts';
-import { IpInfoBody } from './json-schema.ts';
 
 const ATTRIBUTION_HEADER = 'x-data-attribution';
 const JSON_TYPE = 'application/json; charset=utf-8';

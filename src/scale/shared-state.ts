@@ -1,14 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
-import { createRedisOwnerChanges, type OwnerChanges } from '../accounts/owner-changes.ts';
+import type { OwnerChanges } from '../accounts/owner-changes.ts';
 import { createRedisTtlCache } from '../cache/redis-ttl-cache.ts';
 import { createMemoryTtlCache, type TtlCache } from '../cache/ttl-cache.ts';
-import type { Config } from '../config.ts';
 import { createDnsCacheOver, createMemoryDnsCache, type DnsCache, type StoredAnswer } from '../dns/cache.ts';
 import { createFallbackRateLimitStore } from '../limits/fallback-store.ts';
 import { createMemoryRateLimitStore } from '../limits/memory-store.ts';
 import { createRedisRateLimitStore } from '../limits/redis-store.ts';
 import type { RateLimitStore } from '../limits/store.ts';
+import { createRedisOwnerChanges } from './redis-owner-changes.ts';
 
 /** The backends whose state several instances must share: chosen once, here, from REDIS_URL. */
 export interface SharedState {
@@ -19,12 +19,21 @@ export interface SharedState {
   readonly ownerChanges: OwnerChanges | null;
 }
 
+/** The shared state's slice of the configuration: REDIS_URL, or null for a single process. */
+export interface SharedStateConfig {
+  readonly redisUrl: string | null;
+}
+
 /** How long startup waits for Redis before serving degraded (per-process limits) instead. */
 const REDIS_STARTUP_WAIT_MS = 3000;
 /** How long a failed command keeps a connected Redis reported as degraded. */
 const HUNG_REPORT_MS = 60_000;
 
-export async function createSharedState(config: Config, app: FastifyInstance, now: () => number): Promise<SharedState> {
+export async function createSharedState(
+  config: SharedStateConfig,
+  app: FastifyInstance,
+  now: () => number,
+): Promise<SharedState> {
   if (config.redisUrl === null) {
     return {
       rateLimitStore: createMemoryRateLimitStore(now),

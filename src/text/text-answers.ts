@@ -1,4 +1,4 @@
-import type { IpInfo } from '../ipinfo/ip-answers.ts';
+import type { IpInfo } from '../ipinfo/answers/ip-answers.ts';
 
 /**
  * The one-line values of the plain-text paths (ifconfig.co's), each read from the /json answer:

@@ -69,7 +69,7 @@ export function registerDashboard(app: FastifyInstance, accounts: Accounts, site
     pageHeaders(reply);
     if (!session) return reply.send(renderSignedOut(site, urls));
     const [overview, keys] = await Promise.all([
-      accounts.accounts.overview(session.account),
+      accounts.accountService.overview(session.account),
       accounts.keys.list(session.account.id),
     ]);
     const scheme = isSecureRequest(accounts, request) ? 'https' : 'http';

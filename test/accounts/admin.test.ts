@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { ADMIN_USAGE, runAdminCommand } from '../../src/accounts/admin.ts';
+import { ADMIN_USAGE, runAdminCommand } from '../../src/accounts/admin-commands.ts';
 import { openSqliteRepository } from '../../src/storage/sqlite.ts';
 import { buildAccountsApp, PASSWORD, sessionClient } from '../support/accounts.ts';
 

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { runAdminCommand } from '../../src/accounts/admin.ts';
+import { runAdminCommand } from '../../src/accounts/admin-commands.ts';
 import { buildKeyring } from '../../src/accounts/keyring.ts';
 import { parseMasterKeys } from '../../src/accounts/master-key.ts';
 import { openSqliteRepository } from '../../src/storage/sqlite.ts';

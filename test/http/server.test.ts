@@ -27,7 +27,7 @@ function getJson(
 }
 
 test('the server process: dual-stack /api/v1/ipv6 over real sockets, then a clean SIGTERM exit', async () => {
-  const child = spawn(process.execPath, ['src/server.ts'], {
+  const child = spawn(process.execPath, ['src/start-with-compile-cache.ts'], {
     cwd: repoRoot,
     env: { ...process.env, PORT: '0', HOST: '::', LOG_LEVEL: 'warn', DATA_DIR: '.tmp/test-data' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -76,7 +76,7 @@ test('the server process: dual-stack /api/v1/ipv6 over real sockets, then a clea
 });
 
 test('a bad setting stops the process with a message naming the variable', async () => {
-  const child = spawn(process.execPath, ['src/server.ts'], {
+  const child = spawn(process.execPath, ['src/start-with-compile-cache.ts'], {
     cwd: repoRoot,
     env: { ...process.env, PORT: 'eighty', RATE_LIMITS: 'public=1' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { embeddedAsnRanges } from '../../src/ipinfo/embedded-data.ts';
+import { embeddedAsnRanges } from '../../src/ipinfo/data/embedded-data.ts';
 import { runDataUpdate } from '../../src/ipinfo/updater/run-update.ts';
 import { parseCidr } from '../../src/net/cidr.ts';
 import { buildTestApp } from '../support/app.ts';

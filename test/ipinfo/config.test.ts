@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { updatePlanFromConfig } from '../../src/ipinfo/updater/source-urls.ts';
+import { updatePlanFromConfig } from '../../src/ipinfo/updater/update-plan.ts';
 import { mmdbPath } from '../support/mmdb-fixtures.ts';
 
 const base = { DNS_SERVERS: '127.0.0.1:9' };

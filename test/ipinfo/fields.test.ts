@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Type } from 'typebox';
+import { IpInfoBody } from '../../src/ipinfo/answers/json-schema.ts';
 import { fieldPaths, parseFields, pickFields } from '../../src/ipinfo/fields.ts';
-import { IpInfoBody } from '../../src/ipinfo/json-schema.ts';
 
 test('field names are the schema property paths, parents first', () => {
   const schema = Type.Object({

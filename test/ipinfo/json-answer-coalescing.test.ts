@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Resolver } from '../../src/dns/resolver.ts';
-import type { IpDataStore } from '../../src/ipinfo/ip-data-store.ts';
+import type { IpDataStore } from '../../src/ipinfo/data/ip-data-store.ts';
 import { buildTestApp } from '../support/app.ts';
 
 /** No IP data at all (answers carry what the address alone says), so the test needs no fixtures.

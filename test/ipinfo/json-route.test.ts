@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Answer } from 'dns-packet';
 import type { FastifyInstance } from 'fastify';
 import { formatServer } from '../../src/dns/servers.ts';
-import { CONNECTION_TYPES, SECURITY_SOURCES } from '../../src/ipinfo/json-schema.ts';
+import { CONNECTION_TYPES, SECURITY_SOURCES } from '../../src/ipinfo/answers/json-schema.ts';
 import { runDataUpdate } from '../../src/ipinfo/updater/run-update.ts';
 import { buildTestApp } from '../support/app.ts';
 import { type FakeDnsServer, recordsHandler, startFakeDnsServer } from '../support/fake-dns-server.ts';

@@ -6,11 +6,12 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { ipDataPaths, readManifest, type SourceId } from '../../src/ipinfo/data-files.ts';
-import { loadIpData } from '../../src/ipinfo/ip-data.ts';
+import { ipDataPaths, readManifest, type SourceId } from '../../src/ipinfo/data/data-files.ts';
+import { loadIpData } from '../../src/ipinfo/data/ip-data.ts';
 import { hideLicenseKey, redactUrl } from '../../src/ipinfo/updater/download.ts';
-import { runDataUpdate, type UpdatePlan } from '../../src/ipinfo/updater/run-update.ts';
+import { runDataUpdate } from '../../src/ipinfo/updater/run-update.ts';
 import { candidateUrls, checksumUrlFor } from '../../src/ipinfo/updater/source-urls.ts';
+import type { UpdatePlan } from '../../src/ipinfo/updater/update-plan.ts';
 import { type LocalHttpServer, startLocalHttpServer } from '../support/local-http-server.ts';
 import { FEED_FILES, feedDir, feedSkip, mmdb } from '../support/mmdb-fixtures.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { SourceId } from '../../src/ipinfo/data-files.ts';
+import type { SourceId } from '../../src/ipinfo/data/data-files.ts';
 import { type Cidr, cidrOf, formatCidr, parseCidr } from '../../src/net/cidr.ts';
 import { parseIp } from '../../src/net/ip-address.ts';
 
@@ -25,6 +25,12 @@ export const fullMmdbSourcesSkip =
     ? false
     : `needs the whole source JSON of MaxMind's test databases in ${path.join(sharedFixtures, 'mmdb')}`;
 export const mmdb = (name: string) => readFileSync(mmdbPath(name));
+/**
+ * What a reader answers for one scenario, `<database>.<address>.json` beside the vendored databases
+ * (test/fixtures/mmdb): one record that every test of that lookup reads.
+ */
+export const mmdbScenario = (scenario: string): unknown =>
+  JSON.parse(readFileSync(path.resolve(import.meta.dirname, '..', 'fixtures', 'mmdb', `${scenario}.json`), 'utf8'));
 
 /** The real feed snapshots (shared, read-only; not vendored: 1 MB of address lists). */
 export const feedDir = path.join(sharedFixtures, 'feeds');

@@ -234,18 +234,8 @@ test('RDAP_BOOTSTRAP_REFRESH_HOURS=0 keeps the snapshot and never fetches', asyn
 });
 
 test('an RDAP domain reads into the same fields as WHOIS', () => {
-  assert.deepEqual(recordFromRdapDomain(rdapFixture('domain-example.json')), {
-    domain_name: 'example.rdaptest',
-    registrar: 'RESERVED-Internet Assigned Numbers Authority',
-    creation_date: '1995-08-14',
-    // '2026-08-13T23:30:00-05:00' is 2026-08-14 in UTC; the date as written is kept.
-    expiration_date: '2026-08-13',
-    updated_date: '2025-08-14',
-    name_servers: ['a.iana-servers.net', 'b.iana-servers.net'],
-    status: ['clientDeleteProhibited', 'clientTransferProhibited', 'clientUpdateProhibited', 'locked'],
-    dnssec: 'signedDelegation',
-    registered: true,
-  });
+  // Its expiration, '2026-08-13T23:30:00-05:00', is 2026-08-14 in UTC; the date as written is kept.
+  assert.deepEqual(recordFromRdapDomain(rdapFixture('domain-example.json')), rdapFixture('domain-example.parsed.json'));
   const bare = recordFromRdapDomain({
     objectClassName: 'domain',
     ldhName: 'x.example',

@@ -255,17 +255,7 @@ describe('GET /api/v1/whois', () => {
     assert.equal(status, 200);
     assert.equal(body.source, 'rdap');
     assert.deepEqual(JSON.parse(body.raw), rdapFixture('domain-example.json'));
-    assert.deepEqual(body.parsed, {
-      domain_name: 'example.rdaptest',
-      registrar: 'RESERVED-Internet Assigned Numbers Authority',
-      creation_date: '1995-08-14',
-      expiration_date: '2026-08-13',
-      updated_date: '2025-08-14',
-      name_servers: ['a.iana-servers.net', 'b.iana-servers.net'],
-      status: ['clientDeleteProhibited', 'clientTransferProhibited', 'clientUpdateProhibited', 'locked'],
-      dnssec: 'signedDelegation',
-      registered: true,
-    });
+    assert.deepEqual(body.parsed, rdapFixture('domain-example.parsed.json'));
     const rdapStep = body.servers.at(-1);
     assert.equal(rdapStep.protocol, 'rdap');
     assert.equal(rdapStep.server, `http://rdap.nic.rdaptest:${http.port}/rdap/domain/example.rdaptest`);

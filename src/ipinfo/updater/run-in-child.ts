@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { text } from 'node:stream/consumers';
 import { UpdateError } from './download.ts';
-import type { SourceReport, UpdatePlan } from './run-update.ts';
+import type { SourceReport } from './run-update.ts';
+import type { UpdatePlan } from './update-plan.ts';
 
 const CHILD = path.join(import.meta.dirname, 'update-child.ts');
 

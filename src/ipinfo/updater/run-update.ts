@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { link, mkdir, open, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { installFile, writeFileAtomically } from '../atomic-file.ts';
+import { installFile, writeFileAtomically } from '../data/atomic-file.ts';
 import {
   type InstalledSource,
   ipDataPaths,
@@ -11,20 +11,12 @@ import {
   SOURCES,
   type SourceId,
   type SourceSpec,
-} from '../data-files.ts';
+} from '../data/data-files.ts';
 import { downloadToFile, type Fetch, hideLicenseKey, redactUrl, UpdateError } from './download.ts';
 import { candidateUrls, checksumUrlFor } from './source-urls.ts';
 import { unpackDownload } from './unpack.ts';
+import type { UpdatePlan } from './update-plan.ts';
 import { type Verified, verifyDatabase, verifyFeed } from './verify.ts';
-
-export interface UpdatePlan {
-  dataDir: string;
-  /** The URL template of each source; null leaves it out (a disabled feed). */
-  urls: Record<SourceId, string | null>;
-  /** Why a source is not downloaded at all (an operator-supplied database is configured). */
-  skip: Partial<Record<SourceId, string>>;
-  licenseKey: string | null;
-}
 
 export interface UpdateDeps {
   fetch?: Fetch;

@@ -3,7 +3,8 @@
 // serving process. The plan arrives on stdin (it may hold a licence key, which argv would show to
 // every user of `ps`); the reports leave as one JSON line on stdout.
 import { text } from 'node:stream/consumers';
-import { runDataUpdate, type UpdatePlan } from './run-update.ts';
+import { runDataUpdate } from './run-update.ts';
+import type { UpdatePlan } from './update-plan.ts';
 
 try {
   const plan = JSON.parse(await text(process.stdin)) as UpdatePlan;

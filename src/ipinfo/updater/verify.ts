@@ -1,7 +1,7 @@
 import { Reader } from 'maxmind';
-import type { InstalledSource } from '../data-files.ts';
-import { type FeedParse, parseAsnList, parseCidrList, parseTorExitList } from '../feeds.ts';
-import { createLocationReader, createNetworkReader } from '../geo.ts';
+import type { InstalledSource } from '../data/data-files.ts';
+import { type FeedParse, parseAsnList, parseCidrList, parseTorExitList } from '../data/feeds.ts';
+import { createLocationReader, createNetworkReader } from '../data/geo.ts';
 import { UpdateError } from './download.ts';
 
 /** What verification learnt, for the manifest. */

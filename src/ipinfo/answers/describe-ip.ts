@@ -1,0 +1,131 @@
+import { type IpAddress, parseIp, unmapIpv4 } from '../../net/ip-address.ts';
+import { classifyAddress, type SpecialAddressKind } from '../../net/special-addresses.ts';
+import type { AnonymityFlags, Location } from '../data/geo.ts';
+import type { IpData } from '../data/ip-data.ts';
+import type { Network } from '../data/network.ts';
+import { type ConnectionType, connectionType, type Ipv4Class, ipv4Class } from './classify.ts';
+
+/** The answer of /api/v1/json without `hostname` (which needs the network; see hostname.ts). */
+export interface IpDescription {
+  ip: string;
+  ipv6?: string;
+  type?: ConnectionType;
+  class?: Ipv4Class;
+  special?: { kind: SpecialAddressKind; range: string; name: string; rfc: string };
+  location?: Location;
+  network?: { provider?: string; asn?: string; route?: string };
+  security: Security;
+}
+
+export type SecuritySource =
+  | 'tor-exit-list'
+  | 'vpn-networks'
+  | 'vpn-asns'
+  | 'datacenter-networks'
+  | 'datacenter-asns'
+  | 'anonymous-ip-database';
+
+export interface Security {
+  bogon: boolean;
+  proxy?: boolean;
+  vpn?: boolean;
+  tor?: boolean;
+  hosting?: boolean;
+  sources: SecuritySource[];
+}
+
+/**
+ * Everything the loaded data says about one client address, synchronously and from one snapshot.
+ * Special-purpose addresses that are not globally reachable (private, loopback, link-local...)
+ * are bogons: nothing is looked up for them, since any location or network would be invented.
+ */
+export function describeIp(ip: string, data: IpData | undefined): IpDescription {
+  const parsed = parseIp(ip);
+  // Not an IP (a peer on a Unix socket): nothing can be said about it, least of all that it is public.
+  if (parsed === null) return { ip, security: { bogon: true, sources: [] } };
+  const address = unmapIpv4(parsed);
+  const answer: IpDescription = { ip, security: { bogon: false, sources: [] } };
+  if (address.version === 6) answer.ipv6 = ip;
+  const ipClass = ipv4Class(ip);
+  if (ipClass !== undefined) answer.class = ipClass;
+  const special = classifyAddress(address);
+  if (special !== null) {
+    answer.special = { kind: special.kind, range: special.range, name: special.name, rfc: special.rfc };
+    if (!special.globallyReachable) {
+      answer.security.bogon = true;
+      return answer;
+    }
+  }
+  if (data === undefined) return answer;
+
+  const city = data.location?.lookupCity(ip);
+  if (city !== undefined && Object.keys(city.location).length > 0) answer.location = city.location;
+  const network = data.network?.lookupNetworkAddress?.(address) ?? data.network?.lookupNetwork(ip);
+  const shown = network && presentNetwork(network);
+  if (shown !== undefined) answer.network = shown;
+
+  const anonymity = data.anonymity?.lookupAnonymity(ip);
+  answer.security = securityOf(address, data, network?.asnNumber, anonymity);
+  const type = connectionType({
+    ...(city?.traits.userType ? { userType: city.traits.userType } : {}),
+    ...connectionTypeEvidence(data.connectionType?.lookupConnectionType(ip) ?? city?.traits.connectionType),
+    hostingListed: answer.security.hosting === true,
+    ...(network?.provider ? { asOrganization: network.provider } : {}),
+  });
+  if (type !== undefined) answer.type = type;
+  return answer;
+}
+
+function connectionTypeEvidence(value: string | undefined) {
+  return value === undefined ? {} : { connectionType: value };
+}
+
+function presentNetwork(network: Network): IpDescription['network'] | undefined {
+  const shown: NonNullable<IpDescription['network']> = {};
+  if (network.provider !== undefined) shown.provider = network.provider;
+  if (network.asn !== undefined) shown.asn = network.asn;
+  if (network.route !== undefined) shown.route = network.route;
+  return Object.keys(shown).length > 0 ? shown : undefined;
+}
+
+/**
+ * Each indicator is true when any loaded source lists the address, false only when a loaded
+ * source that covers the address's family does not, and absent otherwise: a `false` is never
+ * inferred from data that could not have said `true`.
+ */
+function securityOf(
+  address: IpAddress,
+  data: IpData,
+  asn: number | undefined,
+  anonymity: AnonymityFlags | undefined,
+): Security {
+  const family = address.version === 4 ? 'ipv4' : 'ipv6';
+  const { coverage } = data.feeds;
+  const listed = data.feeds.lookupAddress(address, asn);
+  const sources: SecuritySource[] = [];
+  if (coverage.tor[family]) sources.push('tor-exit-list');
+  if (coverage.vpn[family]) sources.push('vpn-networks');
+  if (asn !== undefined && data.feedsLoaded.has('vpn-asn')) sources.push('vpn-asns');
+  if (coverage.datacenter[family]) sources.push('datacenter-networks');
+  if (asn !== undefined && data.feedsLoaded.has('datacenter-asn')) sources.push('datacenter-asns');
+  if (anonymity !== undefined) sources.push('anonymous-ip-database');
+
+  const byDatabase = anonymity !== undefined;
+  const security: Security = { bogon: false, sources };
+  const tor = indicator(listed.tor || anonymity?.tor === true, coverage.tor[family] || byDatabase);
+  const vpn = indicator(listed.vpn || anonymity?.vpn === true, coverage.vpn[family] || byDatabase);
+  const hosting = indicator(listed.hosting || anonymity?.hosting === true, coverage.datacenter[family] || byDatabase);
+  const openProxy = anonymity?.publicProxy === true || anonymity?.residentialProxy === true;
+  // Only the Anonymous IP database knows open proxies, so only it can make `proxy` false.
+  const proxy = indicator(tor === true || vpn === true || openProxy, byDatabase);
+  if (proxy !== undefined) security.proxy = proxy;
+  if (vpn !== undefined) security.vpn = vpn;
+  if (tor !== undefined) security.tor = tor;
+  if (hosting !== undefined) security.hosting = hosting;
+  return security;
+}
+
+function indicator(listed: boolean, covered: boolean): boolean | undefined {
+  if (listed) return true;
+  return covered ? false : undefined;
+}

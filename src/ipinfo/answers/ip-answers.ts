@@ -1,0 +1,90 @@
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import type { IpData } from '../data/ip-data.ts';
+import type { IpDataStore } from '../data/ip-data-store.ts';
+import { createAnswerCache } from './answer-cache.ts';
+import { describeIp, type IpDescription } from './describe-ip.ts';
+import type { HostnameLookup } from './hostname.ts';
+import { IpInfoBody } from './json-schema.ts';
+
+/** The answer of /api/v1/json and /api/v1/json/{ip}: the pure description and the reverse name. */
+export interface IpInfo extends IpDescription {
+  hostname?: string;
+  mappedFrom?: string;
+}
+
+/** A finished answer: the object (for `fields` and the text paths) and its JSON. */
+export interface IpAnswer {
+  readonly answer: IpInfo;
+  readonly json: string;
+}
+
+/** How long an answer is reused for the same address (and so how stale a reverse name may be). */
+const ANSWER_TTL_MS = 60_000;
+
+/** Serialised exactly as the /json routes' response schema serialises (field order included). */
+export const serializeIpInfo = SerializerSelector()({}, {})({
+  schema: IpInfoBody,
+  method: 'GET',
+  url: '/api/v1/json',
+  httpStatus: '200',
+}) as (answer: IpInfo) => string;
+
+/** The data snapshot a request uses: the current one, or the first load (undefined if it failed). */
+export function snapshotOf(store: IpDataStore): IpData | undefined | Promise<IpData | undefined> {
+  const data = store.current;
+  if (data !== undefined) return data;
+  return store.loaded().then(
+    (loaded) => loaded,
+    () => undefined,
+  );
+}
+
+/** The description with its reverse name, when the address is public and one arrives in time. */
+export function withHostname(description: IpDescription, lookupHostname: HostnameLookup): IpInfo | Promise<IpInfo> {
+  if (description.security.bogon) return description;
+  return lookupHostname(description.ip).then((hostname) =>
+    hostname === undefined ? description : { ...description, hostname },
+  );
+}
+
+export interface IpAnswers {
+  /** The complete answer about `ip` (a normalised address), reused for a minute per data snapshot. */
+  complete(ip: string, data: IpData | undefined): IpAnswer | Promise<IpAnswer>;
+}
+
+/**
+ * Complete answers, shared by /api/v1/json (the caller), /api/v1/json/{ip} and `GET /json`: one
+ * cache, so asking about an address is the same work whichever way it is asked.
+ */
+export function createIpAnswers(lookupHostname: HostnameLookup): IpAnswers {
+  const answers = createAnswerCache<IpData, IpAnswer>({ maxEntries: 20_000, ttlMs: ANSWER_TTL_MS });
+  // Answers being made, by address: requests for an address that arrive while its answer is being
+  // made (its reverse lookup in flight) wait for that answer instead of making it again. Without
+  // this, 50 clients behind one address each did the lookups and serialisation the first time, and
+  // again every time the cached answer expired.
+  const making = new Map<string, { data: IpData | undefined; answer: Promise<IpAnswer> }>();
+
+  function remember(ip: string, data: IpData | undefined, answer: IpInfo): IpAnswer {
+    const made = { answer, json: serializeIpInfo(answer) };
+    answers.set(ip, data, made);
+    return made;
+  }
+
+  return {
+    complete(ip, data) {
+      const cached = answers.get(ip, data);
+      if (cached !== undefined) return cached;
+      const inProgress = making.get(ip);
+      if (inProgress !== undefined && inProgress.data === data) return inProgress.answer;
+      const answer = withHostname(describeIp(ip, data), lookupHostname);
+      if (!(answer instanceof Promise)) return remember(ip, data, answer);
+      const made = answer
+        .then((complete) => remember(ip, data, complete))
+        .finally(() => {
+          if (making.get(ip)?.answer === made) making.delete(ip);
+        });
+      making.set(ip, { data, answer: made });
+      return made;
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import type { FastifyInstance } from 'fastify';
+import { ipDataPaths, readManifest } from './data/data-files.ts';
+import type { IpDataStore } from './data/ip-data-store.ts';
+import { UpdateError } from './updater/download.ts';
+import { runDataUpdateInChild } from './updater/run-in-child.ts';
+import { type UpdatePlanConfig, updatePlanFromConfig } from './updater/update-plan.ts';
+
+/** Runs the updater every DATA_REFRESH_HOURS, and once at startup when the last run is older. */
+export function scheduleDataRefresh(
+  app: FastifyInstance,
+  config: UpdatePlanConfig & { readonly dataRefreshHours: number },
+  store: IpDataStore,
+): NodeJS.Timeout {
+  const periodMs = config.dataRefreshHours * 3_600_000;
+  let running = false;
+  let lastRunAt = Number.NaN;
+  const refresh = async (reason: string) => {
+    if (running) return;
+    running = true;
+    lastRunAt = Date.now();
+    try {
+      await store.loaded().catch(() => {});
+      const reports = await runDataUpdateInChild(updatePlanFromConfig(config), app.shutdownSignal);
+      const failed = reports.filter((report) => report.outcome === 'failed');
+      const updated = reports.filter((report) => report.outcome === 'updated').map((report) => report.id);
+      app.log.info({ reason, updated, failed: failed.map((f) => `${f.id}: ${f.detail}`) }, 'IP data refresh finished');
+      await store.reload('scheduled refresh');
+    } catch (error) {
+      if (app.shutdownSignal.aborted) {
+        app.log.info('IP data refresh stopped: the service is closing');
+        return;
+      }
+      // With WORKERS > 1 every process schedules the refresh; the lock lets one of them run it.
+      if (error instanceof UpdateError && /another update is running/.test(error.message)) {
+        app.log.info({ reason: error.message }, 'IP data refresh left to the process already running it');
+      } else {
+        app.log.error({ err: error }, 'IP data refresh failed; the previous data stays in use');
+      }
+    } finally {
+      running = false;
+    }
+  };
+  void readManifest(ipDataPaths(config.dataDir).manifest).then((manifest) => {
+    lastRunAt = Date.parse(manifest.updatedAt);
+    if (!(lastRunAt > Date.now() - periodMs)) void refresh('the last update is older than DATA_REFRESH_HOURS');
+  });
+  // Timers cannot wait longer than 24.8 days, so look every hour (or sooner) whether one is due.
+  const timer = setInterval(
+    () => {
+      if (!(lastRunAt > Date.now() - periodMs)) void refresh('DATA_REFRESH_HOURS');
+    },
+    Math.min(periodMs, 3_600_000),
+  );
+  timer.unref();
+  return timer;
+}

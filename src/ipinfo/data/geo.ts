@@ -1,0 +1,259 @@
+import {
+  type AnonymousIPResponse,
+  type AsnResponse,
+  type CityResponse,
+  type ConnectionTypeResponse,
+  type IspResponse,
+  Reader,
+  type Response,
+} from 'maxmind';
+import { cidrOf, formatCidr } from '../../net/cidr.ts';
+import { formatIp, type IpAddress, parseIp, unmapIpv4 } from '../../net/ip-address.ts';
+import type { AsnRangeColumns } from './asn-ranges.ts';
+import { mmdbAsnRows } from './mmdb-networks.ts';
+import type { Network, NetworkReader } from './network.ts';
+
+/**
+ * Readers over MaxMind-format databases (GeoIP2 / GeoLite2 schema). Each is built from a Buffer, so
+ * the caller owns loading and can swap a refreshed database by building a new reader. A reader
+ * checks the database type once, at construction, so a City file given where an ASN file belongs
+ * fails at startup rather than answering every request with nothing.
+ *
+ * Lookups take text and return undefined for input that is not an IP literal (mmdb-lib itself
+ * would answer garbage such as `bad` with a record for 0.0.0.0/8), for an IPv6 address in an
+ * IPv4-only database, and when the database has no record. `::ffff:a.b.c.d` is looked up as
+ * a.b.c.d, so the route comes back as an IPv4 prefix.
+ */
+
+/** English names and codes; a field is omitted (not set to undefined) when the database lacks it. */
+export interface Location {
+  country?: string;
+  countryCode?: string;
+  city?: string;
+  continent?: string;
+  continentCode?: string;
+  latitude?: number;
+  longitude?: number;
+  /** Kilometres around latitude/longitude the address is likely within (MaxMind's accuracy_radius). */
+  accuracyRadius?: number;
+  timezone?: string;
+  postalCode?: string;
+  /** The largest subdivision (state, region, country of the UK). */
+  region?: string;
+  regionCode?: string;
+}
+
+export interface AnonymityFlags {
+  anonymous: boolean;
+  vpn: boolean;
+  hosting: boolean;
+  publicProxy: boolean;
+  residentialProxy: boolean;
+  tor: boolean;
+}
+
+/** What a GeoIP2 Enterprise (or Insights-format) database says about the connection; absent elsewhere. */
+export interface LocationTraits {
+  /** MaxMind `traits.user_type`, e.g. 'residential', 'cellular', 'hosting'. */
+  userType?: string;
+  /** MaxMind `traits.connection_type`, e.g. 'Cable/DSL'. */
+  connectionType?: string;
+}
+
+export interface CityAnswer {
+  location: Location;
+  traits: LocationTraits;
+}
+
+export interface LocationReader {
+  readonly databaseType: string;
+  /** When the database was built (its metadata), for readiness reports and update checks. */
+  readonly buildEpoch: Date;
+  lookupLocation(ip: string): Location | undefined;
+  /** The location and the traits in one tree walk. */
+  lookupCity(ip: string): CityAnswer | undefined;
+}
+
+export interface AnonymityReader {
+  readonly databaseType: string;
+  readonly buildEpoch: Date;
+  /** False for an IPv4-only database: it knows nothing about IPv6 addresses. */
+  readonly coversIpv6: boolean;
+  /** All false when the database has no record: MaxMind lists only anonymous networks. */
+  lookupAnonymity(ip: string): AnonymityFlags | undefined;
+}
+
+export interface ConnectionTypeReader {
+  readonly databaseType: string;
+  readonly buildEpoch: Date;
+  /** MaxMind's value as is: 'Cable/DSL', 'Cellular', 'Corporate', 'Satellite', 'Dialup'. */
+  lookupConnectionType(ip: string): string | undefined;
+}
+
+/** GeoIP2/GeoLite2 City or Country, DB-IP City/Country Lite, or GeoIP2 Enterprise (a superset of City). */
+export function createLocationReader(db: Buffer): LocationReader {
+  const query = openDatabase<CityResponse>(db, /(City|Country|Enterprise)/, 'a City or Country database');
+  function lookupCity(ip: string): CityAnswer | undefined {
+    const record = query.lookup(ip)?.record;
+    if (record === undefined) return undefined;
+    const subdivision = record.subdivisions?.[0];
+    // Enterprise records carry these; the City and Country types do not declare them.
+    const traits = record.traits as { user_type?: string; connection_type?: string } | undefined;
+    return {
+      location: withoutUndefined({
+        country: record.country?.names?.en,
+        countryCode: record.country?.iso_code,
+        city: record.city?.names?.en,
+        continent: record.continent?.names?.en,
+        continentCode: record.continent?.code,
+        latitude: record.location?.latitude,
+        longitude: record.location?.longitude,
+        accuracyRadius: record.location?.accuracy_radius,
+        timezone: record.location?.time_zone,
+        postalCode: record.postal?.code,
+        region: subdivision?.names?.en,
+        regionCode: subdivision?.iso_code,
+      }),
+      traits: withoutUndefined({
+        userType: nonEmpty(traits?.user_type),
+        connectionType: nonEmpty(traits?.connection_type),
+      }),
+    };
+  }
+  return {
+    databaseType: query.databaseType,
+    buildEpoch: query.buildEpoch,
+    lookupCity,
+    lookupLocation: (ip) => lookupCity(ip)?.location,
+  };
+}
+
+/**
+ * GeoLite2-ASN, or GeoIP2-ISP (which adds the ISP name). `rows` lists every network, for the
+ * ASN -> prefixes index: read from the tree when first asked (once per loaded database).
+ */
+export function createNetworkReader(db: Buffer): NetworkReader & { readonly rows: AsnRangeColumns } {
+  const query = openDatabase<AsnResponse & Partial<IspResponse>>(db, /(ASN|ISP)/, 'an ASN or ISP database');
+  let rows: AsnRangeColumns | undefined;
+  return {
+    get rows() {
+      rows ??= mmdbAsnRows(db, query.reader as Reader<Response>);
+      return rows;
+    },
+    databaseType: query.databaseType,
+    buildEpoch: query.buildEpoch,
+    lookupNetwork(ip) {
+      const found = query.lookup(ip);
+      if (found === undefined) return undefined;
+      const { record, route } = found;
+      const asnNumber = record.autonomous_system_number;
+      return withoutUndefined({
+        provider:
+          nonEmpty(record.isp) ?? nonEmpty(record.autonomous_system_organization) ?? nonEmpty(record.organization),
+        asn: asnNumber === undefined ? undefined : `AS${asnNumber}`,
+        asnNumber,
+        route,
+      });
+    },
+  };
+}
+
+export function createAnonymityReader(db: Buffer): AnonymityReader {
+  const query = openDatabase<AnonymousIPResponse>(db, /Anonymous/, 'an Anonymous-IP database');
+  return {
+    databaseType: query.databaseType,
+    buildEpoch: query.buildEpoch,
+    coversIpv6: query.coversIpv6,
+    lookupAnonymity(ip) {
+      const address = parseIp(ip);
+      if (address === null || !query.answers(address)) return undefined;
+      const record = query.lookup(ip)?.record ?? {};
+      return {
+        anonymous: record.is_anonymous === true,
+        vpn: record.is_anonymous_vpn === true,
+        hosting: record.is_hosting_provider === true,
+        publicProxy: record.is_public_proxy === true,
+        residentialProxy: record.is_residential_proxy === true,
+        tor: record.is_tor_exit_node === true,
+      };
+    },
+  };
+}
+
+export function createConnectionTypeReader(db: Buffer): ConnectionTypeReader {
+  const query = openDatabase<ConnectionTypeResponse>(db, /Connection-Type/, 'a Connection-Type database');
+  return {
+    databaseType: query.databaseType,
+    buildEpoch: query.buildEpoch,
+    lookupConnectionType: (ip) => nonEmpty(query.lookup(ip)?.record.connection_type),
+  };
+}
+
+type Found<T> = { record: T; route: string };
+
+interface DatabaseQuery<T extends Response> {
+  readonly reader: Reader<T>;
+  readonly databaseType: string;
+  readonly buildEpoch: Date;
+  readonly coversIpv6: boolean;
+  /** False for an IPv6 address in an IPv4-only database. */
+  answers(address: IpAddress): boolean;
+  lookup(ip: string): Found<T> | undefined;
+}
+
+function openDatabase<T extends Response>(db: Buffer, expectedType: RegExp, expected: string): DatabaseQuery<T> {
+  const reader = new Reader<T>(db, { cache: boundedCache(DECODED_RECORDS_KEPT) });
+  const { databaseType, ipVersion, buildEpoch } = reader.metadata;
+  if (!expectedType.test(databaseType)) {
+    throw new Error(`expected ${expected}, got database type '${databaseType}'`);
+  }
+  const answers = (address: IpAddress) => address.version === 4 || ipVersion === 6;
+  return {
+    reader,
+    databaseType,
+    buildEpoch,
+    coversIpv6: ipVersion === 6,
+    answers,
+    lookup(ip) {
+      const parsed = parseIp(ip);
+      if (parsed === null) return undefined;
+      const address = unmapIpv4(parsed);
+      if (!answers(address)) return undefined;
+      // For an IPv4 query mmdb-lib starts at the IPv4 subtree, so the length is relative to 32 bits.
+      const [record, prefixLength] = reader.getWithPrefixLength(formatIp(address));
+      if (record === null) return undefined;
+      return { record, route: formatCidr(cidrOf(address, prefixLength)) };
+    },
+  };
+}
+
+/**
+ * Decoded records by data-section offset. Many addresses share one record (every address of a
+ * city), and decoding a City record (names in eight languages) costs more than the tree walk, so
+ * a small cache removes most of a lookup's cost. Small, because a decoded City record takes a few
+ * kilobytes. Records are shared: callers only read them.
+ */
+const DECODED_RECORDS_KEPT = 5_000;
+
+function boundedCache(max: number) {
+  const entries = new Map<string | number, unknown>();
+  return {
+    get: (key: string | number) => entries.get(key),
+    set(key: string | number, value: unknown) {
+      // Dropping everything when full is cruder than LRU but costs nothing per hit, and the
+      // working set refills in a few thousand lookups.
+      if (entries.size >= max) entries.clear();
+      entries.set(key, value);
+    },
+  };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function withoutUndefined<T extends object>(fields: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
+}

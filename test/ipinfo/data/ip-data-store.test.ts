@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { IpData } from '../../../src/ipinfo/data/ip-data.ts';
+import { createIpDataStore } from '../../../src/ipinfo/data/ip-data-store.ts';
+import { buildSecurityFeeds } from '../../../src/ipinfo/data/security-feeds.ts';
+
+const quiet = { info() {}, warn() {}, error() {} };
+const snapshot = (name: string, problems: string[] = []): IpData => ({
+  feeds: buildSecurityFeeds({}),
+  feedsLoaded: new Set(),
+  loaded: [{ part: 'location', origin: 'embedded', description: name }],
+  problems,
+  attribution: name,
+  parts: new Map(),
+});
+
+describe('the IP data store', { timeout: 30_000 }, () => {
+  it('readiness: idle (ready, loads on demand), starting while loading, then ready or degraded', async () => {
+    const pending: { finish?: (data: IpData) => void } = {};
+    const store = createIpDataStore({
+      load: () =>
+        new Promise((resolve) => {
+          pending.finish = resolve;
+        }),
+      watchFile: '/nonexistent/manifest.json',
+      watchIntervalMs: 1000,
+      log: quiet,
+    });
+    assert.equal(store.readinessCheck().state, 'ready');
+    assert.match(store.readinessCheck().detail ?? '', /loads on the first request/);
+    const loading = store.loaded();
+    for (let i = 0; pending.finish === undefined && i < 5000; i++) await sleep(1);
+    assert.deepEqual(store.readinessCheck(), { state: 'starting', detail: 'loading' });
+    assert.ok(pending.finish, 'the store asked for data');
+    pending.finish(snapshot('first', ['ASN data: broken; using the embedded data']));
+    assert.equal((await loading).attribution, 'first');
+    assert.equal(store.readinessCheck().state, 'degraded');
+    assert.match(store.readinessCheck().detail ?? '', /ASN data: broken/);
+    store.close();
+  });
+
+  it('a failed reload keeps the current snapshot and says so; the watched file triggers reloads', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'store-'));
+    const manifest = path.join(dir, 'manifest.json');
+    const results: (IpData | Error)[] = [snapshot('one'), new Error('disk on fire'), snapshot('three')];
+    const previousSeen: (string | undefined)[] = [];
+    const store = createIpDataStore({
+      load: async (previous) => {
+        previousSeen.push(previous?.attribution);
+        const next = results.shift() as IpData | Error;
+        if (next instanceof Error) throw next;
+        return next;
+      },
+      watchFile: manifest,
+      watchIntervalMs: 10,
+      log: quiet,
+    });
+    const inUse = () => store.current?.attribution;
+    try {
+      await store.loaded();
+      await store.reload('test');
+      assert.equal(inUse(), 'one', 'kept');
+      assert.equal(store.readinessCheck().state, 'degraded');
+      assert.match(store.readinessCheck().detail ?? '', /last reload failed: disk on fire/);
+      writeFileSync(manifest, '{}');
+      for (let i = 0; i < 200 && inUse() !== 'three'; i++) await sleep(10);
+      assert.equal(inUse(), 'three', 'reloaded when the manifest appeared');
+      assert.equal(store.readinessCheck().state, 'ready');
+      assert.deepEqual(previousSeen, [undefined, 'one', 'one'], 'each load is given the snapshot in use');
+    } finally {
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
