@@ -1,7 +1,7 @@
 import type { AccountOverview } from '../accounts/account-service.ts';
 import type { ApiKeyRecord } from '../storage/repository.ts';
-import { escapeHtml as e, grouped, utcMinute } from './html.ts';
 import type { AssetStore } from './site/assets.ts';
+import { escapeHtml as e, grouped, utcMinute } from './site/html.ts';
 import { renderPage } from './site/layout.ts';
 
 export interface AssetUrls {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createAssetStore, versionImports } from '../../src/web/site/assets.ts';
-import { TOOLS } from '../../src/web/site/tools/definitions.ts';
+import { TOOLS } from '../../src/web/site/tool-definitions.ts';
 import { buildTestApp } from '../support/app.ts';
 
 describe('tool pages, server-rendered', () => {

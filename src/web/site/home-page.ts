@@ -1,5 +1,5 @@
-import { escapeHtml as e } from '../html.ts';
 import type { AssetStore } from './assets.ts';
+import { escapeHtml as e } from './html.ts';
 import { codeBlock, type IpAnswer, ipFactCards, rawJson } from './ip-view.ts';
 
 export interface HomeView {

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import type { IpInfoBody } from '../../ipinfo/answers/json-schema.ts';
-import { escapeHtml as e } from '../html.ts';
+import { escapeHtml as e } from './html.ts';
 import { MAP_HEIGHT, MAP_WIDTH, mapPoint } from './world-map.ts';
 
 export type IpAnswer = Static<typeof IpInfoBody>;

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
-import { escapeHtml as e } from '../html.ts';
 import type { AssetStore } from './assets.ts';
+import { escapeHtml as e } from './html.ts';
 
 /** The pages of the site's navigation, in order. */
 export const NAVIGATION = [

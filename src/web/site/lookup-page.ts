@@ -1,5 +1,5 @@
-import { escapeHtml as e, grouped } from '../html.ts';
 import type { AssetStore } from './assets.ts';
+import { escapeHtml as e, grouped } from './html.ts';
 import { type IpAnswer, ipFactCards, rawJson } from './ip-view.ts';
 
 /** The answer of GET /api/v1/asn/{asn}, as the page reads it. */

@@ -2,15 +2,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requestFacts } from '../../accounts/account-http.ts';
 import { isSecureRequest, requestHost } from '../../accounts/session-cookie.ts';
 import type { TrustProxy } from '../../http/trust-proxy.ts';
-import { escapeHtml as e } from '../html.ts';
 import { apiErrorText, callApi } from './api-call.ts';
 import { type AssetStore, registerAssetRoute } from './assets.ts';
 import { renderHome } from './home-page.ts';
+import { escapeHtml as e } from './html.ts';
 import type { IpAnswer } from './ip-view.ts';
 import { contentSecurityPolicy, type PageOptions, renderPage, sendPage } from './layout.ts';
 import { type AsnPageAnswer, lookupKind, renderAsnLookup, renderIpLookup } from './lookup-page.ts';
-import { TOOLS } from './tools/definitions.ts';
-import { renderToolList, renderToolPage, toolTitle } from './tools/tool-page.ts';
+import { TOOLS } from './tool-definitions.ts';
+import { renderToolList, renderToolPage, toolTitle } from './tool-page.ts';
 
 /**
  * A page's route: not in the API document, and open to any query (a link may add `utm_source` and

@@ -1,5 +1,5 @@
-import { escapeHtml as e } from '../../html.ts';
-import type { ToolDefinition, ToolField } from './definitions.ts';
+import { escapeHtml as e } from './html.ts';
+import type { ToolDefinition, ToolField } from './tool-definitions.ts';
 
 /** What the page's URL says about one field: its value, or the default when absent or empty. */
 export function fieldValue(field: ToolField, query: Record<string, unknown>): string {
