@@ -3,7 +3,7 @@ import type { Resolver } from '../dns/resolver.ts';
 import { apiErrors } from '../http/errors.ts';
 import { type EventStream, openEventStream, SSE_HEADERS } from '../http/sse.ts';
 import { publicCaller } from '../limits/caller.ts';
-import { resolveTarget, type TargetPolicy } from '../net/target-policy.ts';
+import { resolveTarget, type TargetPolicy } from '../dns/target-policy.ts';
 import type { SpawnTurns } from '../process/spawn-turns.ts';
 import type { Spawner } from '../process/spawner.ts';
 import { parseProbeHost } from './host-param.ts';

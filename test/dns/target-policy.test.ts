@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DnsError } from '../../src/dns/errors.ts';
 import type { Resolver } from '../../src/dns/resolver.ts';
-import { forbiddenTargetReason, resolveTarget } from '../../src/net/target-policy.ts';
+import { forbiddenTargetReason, resolveTarget } from '../../src/dns/target-policy.ts';
 
 /** A resolver whose answers are a table; a name mapped to an Error throws it. */
 function tableResolver(table: Record<string, { address: string; family: 4 | 6 }[] | Error>): Resolver {

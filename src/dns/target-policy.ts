@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
-import { DnsError } from '../dns/errors.ts';
-import type { Resolver } from '../dns/resolver.ts';
-import { classifySpecialAddress, isForbiddenTarget } from './special-addresses.ts';
+import { classifySpecialAddress, isForbiddenTarget } from '../net/special-addresses.ts';
+import { DnsError } from './errors.ts';
+import type { Resolver } from './resolver.ts';
 
 /**
  * The one place that decides whether the service may connect to a target (TLS checks, WHOIS
