@@ -5,8 +5,8 @@
 import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
-import type { SpawnedTool, Spawner } from '../../src/process/spawner.ts';
-import { type CapturedOutput, halfLineChunks } from '../ping/captured-output.ts';
+import type { SpawnedTool, Spawner } from '../../src/probes/spawn/spawner.ts';
+import { type CapturedOutput, halfLineChunks } from './captured-output.ts';
 
 export interface FakeChild {
   readonly command: string;
