@@ -33,8 +33,13 @@ data: {"type":"hop","hop":3,"ip":"203.0.113.2","hostname":"203.0.113.2","rtt_ms"
 data: {"type":"done","total_hops":3,"reached":true}
 \`\`\``;
 
-export function registerTracerouteRoute(app: FastifyInstance, deps: ProbeRouteDeps & { hostnameWaitMs: number }): void {
-  const hostnameOf = createHostnameLookup(deps.resolver, deps.hostnameWaitMs);
+/** Traceroute's slice of the configuration. */
+export interface TracerouteConfig {
+  readonly tracerouteHostnameWaitMs: number;
+}
+
+export function registerTracerouteRoute(app: FastifyInstance, deps: ProbeRouteDeps, config: TracerouteConfig): void {
+  const hostnameOf = createHostnameLookup(deps.resolver, config.tracerouteHostnameWaitMs);
   app.get<{ Querystring: ProbeQuery }>(
     '/api/v1/traceroute',
     {

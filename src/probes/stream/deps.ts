@@ -1,20 +1,29 @@
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../../config.ts';
 import type { Resolver } from '../../dns/resolver.ts';
-import { registerPingRoute } from '../ping/route.ts';
 import { createHelperSpawner } from '../spawn/spawn-helper.ts';
 import { createSpawnTurns } from '../spawn/spawn-turns.ts';
 import type { Spawner } from '../spawn/spawner.ts';
-import { registerTracerouteRoute } from '../traceroute/route.ts';
 import type { ProbeRouteDeps } from './probe-route.ts';
 import { createStreamSlots } from './slots.ts';
 
-/** /ping and /traceroute, sharing one set of concurrency caps. */
-export function registerProbeRoutes(
+/** The probes' slice of the configuration. */
+export interface ProbeConfig {
+  readonly allowPrivateTargets: boolean;
+  readonly streamMaxConcurrent: number;
+  readonly streamMaxPerClient: number;
+  /** How long one DNS query waits for a server; a lookup gives up after 3 times this. */
+  readonly dnsTimeoutMs: number;
+}
+
+/**
+ * What every probe route is built from, made once in the composition root and handed to each tool's
+ * route, so the concurrency caps count all the tools together.
+ */
+export function createProbeRouteDeps(
   app: FastifyInstance,
-  options: { config: Config; resolver: Resolver; now: () => number; spawner?: Spawner | undefined },
-): void {
-  const { config } = options;
+  config: ProbeConfig,
+  options: { resolver: Resolver; now: () => number; spawner?: Spawner | undefined },
+): ProbeRouteDeps {
   // The tools are started by a small helper process (see spawn-helper.ts), unless a test injects its own.
   let spawner = options.spawner;
   if (!spawner) {
@@ -22,7 +31,7 @@ export function registerProbeRoutes(
     app.addHook('onClose', () => helper.close());
     spawner = helper.spawner;
   }
-  const deps: ProbeRouteDeps = {
+  return {
     resolver: options.resolver,
     policy: { allowPrivate: config.allowPrivateTargets },
     spawner,
@@ -32,6 +41,4 @@ export function registerProbeRoutes(
     now: options.now,
     resolveDeadlineMs: config.dnsTimeoutMs * 3,
   };
-  registerPingRoute(app, deps);
-  registerTracerouteRoute(app, { ...deps, hostnameWaitMs: config.tracerouteHostnameWaitMs });
 }
