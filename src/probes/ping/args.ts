@@ -6,33 +6,26 @@ export interface PingOptions {
   family: 4 | 6;
   /** Echo requests to send. */
   count: number;
-  /** How long to wait for the last reply (ping -W). Default 1. Must fit the deadline rule below. */
+  /** How long to wait for the last reply when nothing came back (ping -W). Default 1. */
   timeoutSeconds?: number;
   /** Gap between echo requests (ping -i). Default 1, at least 0.2 (ping's own limit for non-root). */
   intervalSeconds?: number;
-  /**
-   * Add ping's own deadline (-w, see below). Default true. The live stream passes false: it has its own
-   * wall-clock time limit, and without -w ping sends all COUNT requests even when the first one comes
-   * back as an ICMP error, so a caller asking for 4 packets to an unreachable host sees 4 results
-   * (as in a terminal) instead of 1. ping still ends by itself: after COUNT requests it waits -W for
-   * the last reply when nothing came back, else twice the longest round trip.
-   */
-  hardDeadline?: boolean;
 }
 
 export const PING_DEFAULT_TIMEOUT_SECONDS = 1;
 export const PING_DEFAULT_INTERVAL_SECONDS = 1;
 
 /**
- * Arguments for iputils ping: `-n -O -c COUNT -i INTERVAL -W TIMEOUT -w DEADLINE -4|-6 ADDRESS`.
+ * Arguments for iputils ping: `-n -O -c COUNT -i INTERVAL -W TIMEOUT -4|-6 ADDRESS`.
  *
  * -O makes ping print `no answer yet for icmp_seq=N` for every unanswered request, so timeouts stream
  * as they happen (except the last request's: ping exits without that line; see `unansweredSeqs`).
- * -w is the hard stop, but it changes two things, both measured with iputils 20221126: with -w, ping
- * keeps sending past COUNT until COUNT replies arrive or the deadline passes, and it stops at the first
- * ICMP error (unreachable). So the deadline is the time the last request needs and no more:
- * ceil((count - 1) * interval + timeout), and it must not exceed count * interval, or a lossy run
- * would send extra requests.
+ * No -w (ping's own deadline): the stream has its own wall-clock time limit, and -w changes two
+ * things, both measured with iputils 20221126: ping keeps sending past COUNT until COUNT replies
+ * arrive or the deadline passes, and it stops at the first ICMP error, so a caller asking for 4
+ * packets to an unreachable host would see 1 result instead of 4 (as in a terminal). ping still ends
+ * by itself: after COUNT requests it waits -W for the last reply when nothing came back, else twice
+ * the longest round trip.
  */
 export function buildPingArgs(opts: PingOptions): string[] {
   const address = checkAddress(opts.address, opts.family);
@@ -48,14 +41,5 @@ export function buildPingArgs(opts: PingOptions): string[] {
   if (!Number.isFinite(timeout) || timeout <= 0) {
     throw new RangeError(`ping timeout must be a positive number of seconds, got ${timeout}`);
   }
-  const common = ['-n', '-O', '-c', String(count), '-i', String(interval), '-W', String(timeout)];
-  if (opts.hardDeadline === false) return [...common, `-${opts.family}`, address];
-  // -w takes whole seconds only ("ping: invalid argument: '2.5'").
-  const deadline = Math.ceil((count - 1) * interval + timeout);
-  if (deadline > count * interval) {
-    throw new RangeError(
-      `ping deadline ${deadline} s would exceed count * interval (${count * interval} s) and make ping send extra requests; use a shorter timeout or a whole-second interval`,
-    );
-  }
-  return [...common, '-w', String(deadline), `-${opts.family}`, address];
+  return ['-n', '-O', '-c', String(count), '-i', String(interval), '-W', String(timeout), `-${opts.family}`, address];
 }

@@ -22,7 +22,7 @@ export function createPingSession(options: {
   emit: (event: PingEvent) => void;
 }): ProbeSession {
   const { count, emit } = options;
-  const args = buildPingArgs({ address: options.address, family: options.family, count, hardDeadline: false });
+  const args = buildPingArgs({ address: options.address, family: options.family, count });
   const progress = createPingProgress(count);
   const stdout = createLineSplitter();
   const stderr = createLineSplitter();
