@@ -44,3 +44,19 @@ export function halfLineChunks(text: string): Buffer[] {
   }
   return chunks;
 }
+
+/** The exit code a capture's `.cmd` file recorded (`# exit code N`). */
+export function capturedExitCode(tool: 'ping' | 'traceroute', scenario: string): number {
+  const cmd = readFileSync(new URL(`${tool}/${scenario}.cmd`, fixturesDir), 'utf8');
+  const match = /^# exit code (\d+)$/m.exec(cmd);
+  if (!match) throw new Error(`${scenario}.cmd has no exit code`);
+  return Number(match[1]);
+}
+
+/** The command line a capture's `.cmd` file recorded, as arguments. */
+export function capturedCommand(tool: 'ping' | 'traceroute', scenario: string): string[] {
+  const cmd = readFileSync(new URL(`${tool}/${scenario}.cmd`, fixturesDir), 'utf8');
+  const line = cmd.split('\n').find((text) => text.startsWith(`${tool} `));
+  if (!line) throw new Error(`${scenario}.cmd has no ${tool} command line`);
+  return line.split(' ');
+}

@@ -3,7 +3,6 @@
 // relies on it: 'spawn' before any output, SIGKILL ends it with 'exit' and 'close', output written
 // after the end is dropped.
 import { EventEmitter } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import type { SpawnedTool, Spawner } from '../../src/probes/spawn/spawner.ts';
 import { type CapturedOutput, halfLineChunks } from './captured-output.ts';
@@ -83,22 +82,6 @@ export function createFakeSpawner(onSpawn: (child: FakeChild) => void = () => {}
     return fake as unknown as SpawnedTool;
   };
   return { spawner, children };
-}
-
-/** The exit code a capture's `.cmd` file recorded (`# exit code N`). */
-export function capturedExitCode(tool: 'ping' | 'traceroute', scenario: string): number {
-  const cmd = readFileSync(new URL(`../fixtures/${tool}/${scenario}.cmd`, import.meta.url), 'utf8');
-  const match = /^# exit code (\d+)$/m.exec(cmd);
-  if (!match) throw new Error(`${scenario}.cmd has no exit code`);
-  return Number(match[1]);
-}
-
-/** The command line a capture's `.cmd` file recorded, as arguments. */
-export function capturedCommand(tool: 'ping' | 'traceroute', scenario: string): string[] {
-  const cmd = readFileSync(new URL(`../fixtures/${tool}/${scenario}.cmd`, import.meta.url), 'utf8');
-  const line = cmd.split('\n').find((text) => text.startsWith(`${tool} `));
-  if (!line) throw new Error(`${scenario}.cmd has no ${tool} command line`);
-  return line.split(' ');
 }
 
 /**

@@ -1,6 +1,5 @@
 import type { TracerouteDoneEvent } from './events.ts';
 import type { TracerouteHop, TracerouteLine } from './parse.ts';
-import { isDestinationReached } from './summary.ts';
 
 /** Turns the parsed lines of one traceroute run into hops and `done`. Pure: no I/O, no clock. */
 export interface TracerouteProgress {
@@ -45,4 +44,12 @@ export function createTracerouteProgress(options: { destination: string; maxHops
       return toolError;
     },
   };
+}
+
+/**
+ * Reached means the destination itself answered some probe, whatever the annotation: `!H` from the
+ * last router (`3  198.51.100.2  3049 ms !H`) is not reached, while the target's own `!X` is.
+ */
+export function isDestinationReached(lines: readonly TracerouteLine[], destination: string): boolean {
+  return lines.some((line) => line.type === 'hop' && (line.probes ?? [line]).some((probe) => probe.ip === destination));
 }

@@ -3,8 +3,8 @@ import { test } from 'node:test';
 import { Value } from 'typebox/value';
 import { PingEvent } from '../../../src/probes/ping/events.ts';
 import { buildTestApp } from '../../support/app.ts';
-import { loadCapturedOutputs } from '../../support/captured-output.ts';
-import { capturedCommand, capturedExitCode, createFakeSpawner, replayInHalfLines } from '../../support/fake-spawner.ts';
+import { capturedCommand, capturedExitCode, loadCapturedOutputs } from '../../support/captured-output.ts';
+import { createFakeSpawner, replayInHalfLines } from '../../support/fake-spawner.ts';
 import { parseSseBody } from '../../support/sse-client.ts';
 
 // Every captured ping output, replayed by a fake child in half-line chunks through the real route

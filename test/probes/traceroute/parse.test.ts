@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseTracerouteLine } from '../../../src/probes/traceroute/parse.ts';
-import { isDestinationReached } from '../../../src/probes/traceroute/summary.ts';
+import { isDestinationReached } from '../../../src/probes/traceroute/progress.ts';
 
 // Hand-written lines in traceroute's format for cases the closed test network cannot produce (load
 // balancing, name lookups); the real captures are in fixtures.test.ts.

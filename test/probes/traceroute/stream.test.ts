@@ -6,15 +6,9 @@ import type { Resolver } from '../../../src/dns/resolver.ts';
 import { TracerouteEvent } from '../../../src/probes/traceroute/events.ts';
 import type { TracerouteHop, TracerouteLine } from '../../../src/probes/traceroute/parse.ts';
 import { buildTestApp } from '../../support/app.ts';
-import { loadCapturedOutputs } from '../../support/captured-output.ts';
+import { capturedCommand, capturedExitCode, loadCapturedOutputs } from '../../support/captured-output.ts';
 import { createFakeResolver } from '../../support/fake-resolver.ts';
-import {
-  capturedCommand,
-  capturedExitCode,
-  createFakeSpawner,
-  type FakeChild,
-  replayInHalfLines,
-} from '../../support/fake-spawner.ts';
+import { createFakeSpawner, type FakeChild, replayInHalfLines } from '../../support/fake-spawner.ts';
 import { openStream, parseSseBody } from '../../support/sse-client.ts';
 
 const captures = loadCapturedOutputs('traceroute');
