@@ -17,8 +17,6 @@ import {
   loadCapturedOutputs,
 } from '../support/captured-output.ts';
 
-type Tool = 'ping' | 'traceroute';
-
 /** What the pipeline made of one capture: the parsed lines, and the closing events or null (the run failed). */
 interface PipelineResult {
   lines: unknown[];
@@ -84,31 +82,38 @@ function runTraceroute(capture: CapturedOutput, command: string[], exitCode: num
   return { lines, toolError: progress.toolError, closing: progress.finish(exitCode) };
 }
 
-/**
- * The closing the capture's `.json` expects. Ping's `done` also counts the duplicate replies it
- * dropped, which must agree with ping's own statistics line.
- */
-function expectedClosing(tool: Tool, expected: CapturedOutput['expected']): unknown {
-  if (expected.done === null) return null;
-  if (tool === 'traceroute') return { type: 'done', ...(expected.done as object) };
+/** Ping's `done` also counts the duplicate replies it dropped: as many as ping's own statistics line says. */
+function pingClosing(expected: CapturedOutput['expected']): unknown {
   const statistics = expected.events.find((event) => (event as { type: string }).type === 'statistics');
   const { duplicates } = statistics as { duplicates: number };
   return { unanswered: expected.unanswered, done: { type: 'done', ...(expected.done as object), duplicates } };
 }
 
-const tools: Tool[] = ['ping', 'traceroute'];
+/** One row per tool: its production pipeline, and the closing its captures' `.json` expect (when `done` is not null). */
+const pipelines: {
+  tool: string;
+  run: (capture: CapturedOutput, command: string[], exitCode: number) => PipelineResult;
+  expectedClosing: (expected: CapturedOutput['expected']) => unknown;
+}[] = [
+  { tool: 'ping', run: runPing, expectedClosing: pingClosing },
+  {
+    tool: 'traceroute',
+    run: runTraceroute,
+    expectedClosing: (expected) => ({ type: 'done', ...(expected.done as object) }),
+  },
+];
 
 test('every captured output, in half-line chunks, gives its expected lines and done through the production pipeline', () => {
-  for (const tool of tools) {
+  for (const { tool, run, expectedClosing } of pipelines) {
     const captures = loadCapturedOutputs(tool);
     assert.ok(captures.length >= 10, `${tool} fixtures missing`);
     for (const capture of captures) {
       const name = `${tool}/${capture.scenario}`;
       const command = capturedCommand(tool, capture.scenario);
-      const exitCode = capturedExitCode(tool, capture.scenario);
-      const result = tool === 'ping' ? runPing(capture, command) : runTraceroute(capture, command, exitCode);
+      const result = run(capture, command, capturedExitCode(tool, capture.scenario));
       assert.deepEqual(result.lines, capture.expected.events, `${name}: lines`);
-      assert.deepEqual(result.closing, expectedClosing(tool, capture.expected), `${name}: done`);
+      const expected = capture.expected.done === null ? null : expectedClosing(capture.expected);
+      assert.deepEqual(result.closing, expected, `${name}: done`);
       // A run without `done` (a name error) has the tool's complaint, for the stream's error event.
       if (result.closing === null) assert.ok(result.toolError, `${name}: tool error`);
     }

@@ -6,10 +6,11 @@ import type { Spawner } from '../spawn/spawner.ts';
 /**
  * What one tool brings to a live stream: its command line, and how its output becomes events. The
  * session emits events through the function it was made with; this module owns the process, the
- * time limit, the client and shutdown, the same way for ping and traceroute.
+ * time limit, the client and shutdown, the same way for every probe.
  */
 export interface ProbeSession {
-  readonly command: 'ping' | 'traceroute';
+  /** The system command (`ping`, `traceroute`), also the `tool` of the log line. */
+  readonly command: string;
   readonly args: readonly string[];
   /** Wall-clock limit on the tool; past it the process is killed and the stream ends with an error. */
   readonly timeLimitMs: number;
