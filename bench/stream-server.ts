@@ -6,8 +6,8 @@
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { createHelperSpawner } from '../src/process/spawn-helper.ts';
-import { type Spawner, spawnTool } from '../src/process/spawner.ts';
+import { createHelperSpawner } from '../src/probes/spawn/spawn-helper.ts';
+import { type Spawner, spawnTool } from '../src/probes/spawn/spawner.ts';
 
 const fakePing = process.env.BENCH_FAKE_PING;
 const helper = createHelperSpawner();

@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { createSpawnTurns } from '../src/process/spawn-turns.ts';
+import { createSpawnTurns } from '../src/probes/spawn/spawn-turns.ts';
 import { recordsHandler, startFakeDnsServer } from '../test/support/fake-dns-server.ts';
 import { type ListeningProcess, startListeningProcess } from '../test/support/listening-process.ts';
 

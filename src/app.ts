@@ -37,11 +37,13 @@ import type { CallerResolver } from './limits/caller.ts';
 import { createRateLimiter } from './limits/limiter.ts';
 import { registerRateLimiting } from './limits/rate-limit-hook.ts';
 import type { RateLimitStore } from './limits/store.ts';
-import type { Spawner } from './process/spawner.ts';
+import { registerPingRoute } from './probes/ping/route.ts';
+import type { Spawner } from './probes/spawn/spawner.ts';
+import { createProbeRouteDeps } from './probes/stream/deps.ts';
+import { registerTracerouteRoute } from './probes/traceroute/route.ts';
 import { createSharedState } from './scale/shared-state.ts';
 import { openRepository } from './storage/open.ts';
 import type { AccountRepository } from './storage/repository.ts';
-import { registerProbeRoutes } from './streams/register.ts';
 import { registerTextRoutes } from './text/text-routes.ts';
 import { createTlsChecker } from './tls/inspect.ts';
 import { registerSslRoute } from './tls/route.ts';
@@ -188,7 +190,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       cacheSeconds: config.dnsblCacheSeconds,
     }),
   );
-  registerProbeRoutes(app, { config, resolver, now, spawner: deps.spawner });
+  // Probes: the deps they share are made once (one set of stream caps), then one line per tool.
+  const probes = createProbeRouteDeps(app, config, { resolver, now, spawner: deps.spawner });
+  registerPingRoute(app, probes);
+  registerTracerouteRoute(app, probes, config);
   registerWhoisRoute(
     app,
     buildWhoisService(config, {

@@ -2,7 +2,7 @@ import type { X509Certificate } from 'node:crypto';
 import tls from 'node:tls';
 import { sharedWhileInFlight } from '../cache/in-flight.ts';
 import type { Resolver } from '../dns/resolver.ts';
-import { resolveTarget, type TargetPolicy } from '../net/target-policy.ts';
+import { resolveTarget, type TargetPolicy } from '../dns/target-policy.ts';
 import { type CertificateFacts, describeCertificate, displayName, isoSeconds } from './certificate.ts';
 import type { TlsTarget } from './target.ts';
 import { judgeChainTrust, loadTrustStore, type TrustStore } from './trust.ts';

@@ -1,5 +1,5 @@
 import type { Resolver } from '../dns/resolver.ts';
-import { resolveTarget, type TargetPolicy } from '../net/target-policy.ts';
+import { resolveTarget, type TargetPolicy } from '../dns/target-policy.ts';
 import { exchangeWhois, WhoisExchangeError } from './exchange.ts';
 import { whoisQueryFor } from './query-form.ts';
 import { findReferral, referralScheme } from './referral.ts';

@@ -1,7 +1,7 @@
 import { sharedWhileInFlight } from '../cache/in-flight.ts';
 import type { TtlCache } from '../cache/ttl-cache.ts';
 import type { Resolver } from '../dns/resolver.ts';
-import type { TargetPolicy } from '../net/target-policy.ts';
+import type { TargetPolicy } from '../dns/target-policy.ts';
 import { readWhoisAnswers } from './answers.ts';
 import { followWhoisReferrals } from './chain.ts';
 import type { WhoisSettings } from './config.ts';

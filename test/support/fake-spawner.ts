@@ -3,10 +3,9 @@
 // relies on it: 'spawn' before any output, SIGKILL ends it with 'exit' and 'close', output written
 // after the end is dropped.
 import { EventEmitter } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
-import type { SpawnedTool, Spawner } from '../../src/process/spawner.ts';
-import { type CapturedOutput, halfLineChunks } from '../ping/captured-output.ts';
+import type { SpawnedTool, Spawner } from '../../src/probes/spawn/spawner.ts';
+import { type CapturedOutput, halfLineChunks } from './captured-output.ts';
 
 export interface FakeChild {
   readonly command: string;
@@ -85,22 +84,6 @@ export function createFakeSpawner(onSpawn: (child: FakeChild) => void = () => {}
   return { spawner, children };
 }
 
-/** The exit code a capture's `.cmd` file recorded (`# exit code N`). */
-export function capturedExitCode(tool: 'ping' | 'traceroute', scenario: string): number {
-  const cmd = readFileSync(new URL(`../fixtures/${tool}/${scenario}.cmd`, import.meta.url), 'utf8');
-  const match = /^# exit code (\d+)$/m.exec(cmd);
-  if (!match) throw new Error(`${scenario}.cmd has no exit code`);
-  return Number(match[1]);
-}
-
-/** The command line a capture's `.cmd` file recorded, as arguments. */
-export function capturedCommand(tool: 'ping' | 'traceroute', scenario: string): string[] {
-  const cmd = readFileSync(new URL(`../fixtures/${tool}/${scenario}.cmd`, import.meta.url), 'utf8');
-  const line = cmd.split('\n').find((text) => text.startsWith(`${tool} `));
-  if (!line) throw new Error(`${scenario}.cmd has no ${tool} command line`);
-  return line.split(' ');
-}
-
 /**
  * Replays a capture: stdout in half-line chunks (each on its own turn of the event loop, as pipe
  * reads would arrive), then stderr likewise, then the recorded exit code.
@@ -119,3 +102,20 @@ export function replayInHalfLines(capture: CapturedOutput, exitCode: number) {
     child.exit(exitCode);
   };
 }
+
+/** What `ping -c 1 127.0.0.1` prints: one reply and the statistics. */
+export const ONE_PING_REPLY = [
+  'PING 127.0.0.1 (127.0.0.1) 56(84) bytes of data.',
+  '64 bytes from 127.0.0.1: icmp_seq=1 ttl=64 time=0.040 ms',
+  '',
+  '--- 127.0.0.1 ping statistics ---',
+  '1 packets transmitted, 1 received, 0% packet loss, time 0ms',
+  'rtt min/avg/max/mdev = 0.040/0.040/0.040/0.000 ms',
+  '',
+].join('\n');
+
+/** A fake ping that prints one reply and exits, like `ping -c 1`. */
+export const pingOnce = (child: FakeChild) => {
+  child.stdout(ONE_PING_REPLY);
+  child.exit(0);
+};

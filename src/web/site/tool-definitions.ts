@@ -1,5 +1,5 @@
 import { API_RECORD_TYPES } from '../../dns/route.ts';
-import { PING_DEFAULT_COUNT, PING_MAX_COUNT, PING_MIN_COUNT } from '../../ping/route.ts';
+import { PING_DEFAULT_COUNT, PING_MAX_COUNT, PING_MIN_COUNT } from '../../probes/ping/route.ts';
 
 /** One control of a tool's form: its name in the page's URL and the API parameter it becomes. */
 export interface ToolField {

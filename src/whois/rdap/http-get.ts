@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import type { Resolver } from '../../dns/resolver.ts';
-import { resolveTarget, type TargetPolicy } from '../../net/target-policy.ts';
+import { resolveTarget, type TargetPolicy } from '../../dns/target-policy.ts';
 
 /**
  * A GET over HTTP(S) that resolves host names through the project's resolver and connects to the

@@ -1,0 +1,55 @@
+import { createLineSplitter } from '../spawn/line-splitter.ts';
+import type { ProbeSession } from '../stream/probe-stream.ts';
+import { toolFailureMessage } from '../stream/probe-stream.ts';
+import { buildPingArgs, PING_DEFAULT_INTERVAL_SECONDS } from './args.ts';
+import type { PingEvent } from './events.ts';
+import { parsePingLine } from './parse.ts';
+import { createPingProgress } from './progress.ts';
+
+/** Slack on top of count * interval: ping's wait for the last reply (1 s, or two round trips). */
+const TIME_LIMIT_SLACK_SECONDS = 5;
+
+/** The stream's wall-clock limit for `count` requests: count + 5 seconds. */
+export function pingTimeLimitMs(count: number): number {
+  return (count * PING_DEFAULT_INTERVAL_SECONDS + TIME_LIMIT_SLACK_SECONDS) * 1000;
+}
+
+/** One ping run for the stream: iputils ping with -O, one request a second, each line an event at once. */
+export function createPingSession(options: {
+  address: string;
+  family: 4 | 6;
+  count: number;
+  emit: (event: PingEvent) => void;
+}): ProbeSession {
+  const { count, emit } = options;
+  const args = buildPingArgs({ address: options.address, family: options.family, count });
+  const progress = createPingProgress(count);
+  const stdout = createLineSplitter();
+  const stderr = createLineSplitter();
+  let lastStderrLine: string | null = null;
+
+  const handle = (line: string) => {
+    const parsed = parsePingLine(line);
+    if (parsed) for (const event of progress.accept(parsed)) emit(event);
+  };
+  const handleStderr = (line: string) => {
+    if (line.trim() !== '') lastStderrLine = line.trim();
+    handle(line);
+  };
+
+  return {
+    command: 'ping',
+    args,
+    timeLimitMs: pingTimeLimitMs(count),
+    stdout: (chunk) => stdout.push(chunk).forEach(handle),
+    stderr: (chunk) => stderr.push(chunk).forEach(handleStderr),
+    settled: async () => {},
+    async finish(exit) {
+      stdout.end().forEach(handle);
+      stderr.end().forEach(handleStderr);
+      const closing = progress.finish();
+      if (closing) return { events: closing };
+      return { failure: toolFailureMessage('ping', exit, progress.toolError ?? lastStderrLine) };
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify';
+import type { Resolver } from '../../dns/resolver.ts';
+import { createHelperSpawner } from '../spawn/spawn-helper.ts';
+import { createSpawnTurns } from '../spawn/spawn-turns.ts';
+import type { Spawner } from '../spawn/spawner.ts';
+import type { ProbeRouteDeps } from './probe-route.ts';
+import { createStreamSlots } from './slots.ts';
+
+/** The probes' slice of the configuration. */
+export interface ProbeConfig {
+  readonly allowPrivateTargets: boolean;
+  readonly streamMaxConcurrent: number;
+  readonly streamMaxPerClient: number;
+  /** How long one DNS query waits for a server; a lookup gives up after 3 times this. */
+  readonly dnsTimeoutMs: number;
+}
+
+/**
+ * What every probe route is built from, made once in the composition root and handed to each tool's
+ * route, so the concurrency caps count all the tools together.
+ */
+export function createProbeRouteDeps(
+  app: FastifyInstance,
+  config: ProbeConfig,
+  options: { resolver: Resolver; now: () => number; spawner?: Spawner | undefined },
+): ProbeRouteDeps {
+  // The tools are started by a small helper process (see spawn-helper.ts), unless a test injects its own.
+  let spawner = options.spawner;
+  if (!spawner) {
+    const helper = createHelperSpawner();
+    app.addHook('onClose', () => helper.close());
+    spawner = helper.spawner;
+  }
+  return {
+    resolver: options.resolver,
+    policy: { allowPrivate: config.allowPrivateTargets },
+    spawner,
+    spawnTurns: createSpawnTurns(),
+    slots: createStreamSlots({ maxConcurrent: config.streamMaxConcurrent, maxPerClient: config.streamMaxPerClient }),
+    shutdownSignal: app.shutdownSignal,
+    now: options.now,
+    resolveDeadlineMs: config.dnsTimeoutMs * 3,
+  };
+}

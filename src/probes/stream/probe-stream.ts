@@ -1,0 +1,114 @@
+import type { EventStream } from '../../http/sse.ts';
+import { runTool } from '../spawn/run-tool.ts';
+import type { SpawnTurns } from '../spawn/spawn-turns.ts';
+import type { Spawner } from '../spawn/spawner.ts';
+
+/**
+ * What one tool brings to a live stream: its command line, and how its output becomes events. The
+ * session emits events through the function it was made with; this module owns the process, the
+ * time limit, the client and shutdown, the same way for every probe.
+ */
+export interface ProbeSession {
+  /** The system command (`ping`, `traceroute`), also the `tool` of the log line. */
+  readonly command: string;
+  readonly args: readonly string[];
+  /** Wall-clock limit on the tool; past it the process is killed and the stream ends with an error. */
+  readonly timeLimitMs: number;
+  stdout(chunk: Buffer): void;
+  stderr(chunk: Buffer): void;
+  /** Resolves once every event of the output seen so far has been emitted (traceroute's hops wait for names). */
+  settled(): Promise<void>;
+  /**
+   * After the tool exited by itself: emits what its last output makes, then gives the closing
+   * events (`done`), or why the run gave no result.
+   */
+  finish(exit: ToolExit): Promise<{ events: object[] } | { failure: string }>;
+}
+
+export type ToolExit = { code: number | null; signal: NodeJS.Signals | null };
+
+/** How a stream ended, for the log line. */
+export type StreamEnd = 'done' | 'failed' | 'not-started' | 'time-limit' | 'shutdown' | 'client-gone';
+
+export interface ProbeStreamContext {
+  stream: EventStream;
+  spawner: Spawner;
+  /** Shared by every stream of the server: one spawn per turn of the event loop. */
+  spawnTurns: SpawnTurns;
+  /** Aborted when the server starts closing. */
+  shutdownSignal: AbortSignal;
+  /** The first event, sent before the tool starts. */
+  startEvent: object;
+}
+
+const SHUTDOWN_MESSAGE = 'The server is shutting down; the stream was stopped before it finished.';
+
+/** Runs the session's tool behind the stream: start, the session's events, then done or one error. Never throws. */
+export async function runProbeStream(session: ProbeSession, context: ProbeStreamContext): Promise<StreamEnd> {
+  const { stream, spawner, shutdownSignal } = context;
+  // One signal that stops the tool: client gone, shutdown or time limit. Listeners are removed at
+  // the end, so the server-wide shutdown signal does not collect one per stream ever served.
+  const stop = new AbortController();
+  const abort = () => stop.abort();
+  let timer: NodeJS.Timeout | undefined;
+  for (const source of [stream.clientGone, shutdownSignal]) {
+    if (source.aborted) abort();
+    source.addEventListener('abort', abort);
+  }
+  try {
+    // `start` goes out before the tool is spawned: everything in it is known, and spawning blocks
+    // this process for the fork. Node sends a response's writes on the next tick; waiting for a
+    // spawn turn (the next turn of the event loop at the earliest) lets `start` leave first.
+    stream.send(context.startEvent);
+    await context.spawnTurns.next();
+    // The limit is on the tool's run: a wait for a turn while many streams start is not its fault.
+    timer = setTimeout(abort, session.timeLimitMs);
+    const outcome = await runTool(spawner, session.command, session.args, {
+      signal: stop.signal,
+      onStdout: (chunk) => session.stdout(chunk),
+      onStderr: (chunk) => session.stderr(chunk),
+    });
+    if (stream.clientGone.aborted) return 'client-gone';
+    if (outcome.kind === 'not-started') {
+      stream.send({ type: 'error', message: notStartedMessage(session.command, outcome.error) });
+      return 'not-started';
+    }
+    if (outcome.kind === 'stopped') {
+      await session.settled();
+      const shutdown = shutdownSignal.aborted;
+      stream.send({
+        type: 'error',
+        message: shutdown
+          ? SHUTDOWN_MESSAGE
+          : `${session.command} did not finish within ${session.timeLimitMs / 1000} seconds and was stopped.`,
+      });
+      return shutdown ? 'shutdown' : 'time-limit';
+    }
+    const result = await session.finish(outcome);
+    if ('failure' in result) {
+      stream.send({ type: 'error', message: result.failure });
+      return 'failed';
+    }
+    for (const event of result.events) stream.send(event);
+    return 'done';
+  } finally {
+    clearTimeout(timer);
+    for (const source of [stream.clientGone, shutdownSignal]) source.removeEventListener('abort', abort);
+    stream.close();
+  }
+}
+
+function notStartedMessage(command: string, error: NodeJS.ErrnoException): string {
+  if (error.code === 'ENOENT') return `${command} is not installed on this server, so it cannot be run.`;
+  return `${command} could not be started (${error.code ?? error.message}).`;
+}
+
+/**
+ * The error message when a tool exited without a result: its own complaint when it printed one
+ * (`connect: Network is unreachable`), else its exit status.
+ */
+export function toolFailureMessage(command: string, exit: ToolExit, complaint: string | null): string {
+  if (complaint) return `${command} failed: ${complaint}`;
+  if (exit.signal) return `${command} was ended by ${exit.signal} before giving a result.`;
+  return `${command} exited with code ${exit.code} without giving a result.`;
+}

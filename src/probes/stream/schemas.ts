@@ -1,0 +1,70 @@
+import type { TSchema } from 'typebox';
+import { Type } from 'typebox';
+import { commonErrorResponses, okResponse, upstreamErrorResponse } from '../../http/schemas.ts';
+
+/** The OpenAPI side of both streams: what they share, written once. */
+
+export const streamRules = (tool: string, timeLimit: string) => `**Stream.** The answer is a Server-Sent Events stream
+(\`Content-Type: text/event-stream; charset=utf-8\`, \`Cache-Control: no-cache\`, \`X-Accel-Buffering: no\`, plus the
+CORS, rate-limit and request-id headers of every response). Each message is one line \`data: <JSON object>\` followed by
+a blank line, with no \`event:\` or \`id:\` fields; the object's \`type\` names the event. Each event is written the moment
+${tool} prints the line it comes from. The stream ends after \`done\` or after one \`error\`; an EventSource client
+should call \`close()\` then, or the browser reconnects and starts a new run.
+
+**Before the stream.** A missing or invalid parameter is a 400 JSON error, and so is a host that resolves to an
+address the service does not probe (private, loopback, link-local, multicast, reserved, metadata; an operator may allow
+them with ALLOW_PRIVATE_TARGETS), and a name that does not exist or has no address (of the \`family\` asked). A
+resolver that fails (timeout, SERVFAIL, unreachable) is a 502 JSON error. Names are resolved once, by the service's resolver (DNS_SERVERS), preferring IPv4
+unless \`family\` says otherwise; ${tool} is given the address, never the name. Too many open streams is a 429: at most
+STREAM_MAX_PER_CLIENT per caller (counted like the rate limits) and STREAM_MAX_CONCURRENT in all, ping and traceroute
+together; its \`reset\` is the time by which a stream is over at the latest.
+
+**In the stream.** ${tool} missing or failing, the time limit (${timeLimit})
+and a server shutdown are an \`error\` event, after which the stream ends. When the client disconnects, ${tool} is
+killed at once.`;
+
+const ProbeHost = Type.String({
+  description:
+    'Host name (IDN allowed, at most 253 characters) or IP address (IPv6 also in brackets). Anything else, such as `-f`, `;` or a line break, is a 400.',
+  examples: ['example.com', '192.0.2.1', '2001:db8::1'],
+});
+
+const ProbeFamily = Type.Optional(
+  Type.Union([Type.Literal('4'), Type.Literal('6')], {
+    description:
+      'Address family to probe a name over: 4 or 6. Default: IPv4 when the name has an A record, else IPv6. An IP address is probed over its own family.',
+  }),
+);
+
+/**
+ * The key in the URL, on the stream routes only: a browser's EventSource cannot send headers.
+ * The rate limiter reads it (limits/rate-limit-hook.ts, the route's `apiKeyInQuery`).
+ */
+const ProbeApiKey = Type.Optional(
+  Type.String({
+    maxLength: 200,
+    description:
+      "An API key, for clients that cannot send headers (a browser's `EventSource`); elsewhere send `Authorization: Bearer <key>`, and never both. Accepted on the stream endpoints only. The risk: a URL is kept where a header is not (browser history, a proxy's or a server's access log, a `Referer`), so use a key you can revoke on its own; this service never logs it (every key-shaped string in a log line is redacted).",
+  }),
+);
+
+export const probeQueryProperties = { host: ProbeHost, family: ProbeFamily, api_key: ProbeApiKey };
+
+/** The route option that lets the rate limiter take the key from `?api_key=`. */
+export const streamRouteConfig = { apiKeyInQuery: true } as const;
+
+/** The route's responses: the SSE stream (its events as a union) and the JSON errors. */
+export function streamResponses(events: TSchema, description: string) {
+  return {
+    200: okResponse({ content: { 'text/event-stream': { schema: events } } }, description),
+    ...commonErrorResponses,
+    ...upstreamErrorResponse,
+    429: {
+      ...commonErrorResponses[429],
+      description:
+        'Rate limit exceeded, or too many open streams (STREAM_MAX_PER_CLIENT / STREAM_MAX_CONCURRENT): `limit` is the cap that applied, `reset` when a slot is free at the latest.',
+    },
+  };
+}
+
+export const probeParameterHints = { family: 'must be 4 or 6' };

@@ -1,0 +1,64 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { handleProbeRequest, type ProbeQuery, type ProbeRouteDeps } from '../stream/probe-route.ts';
+import {
+  probeParameterHints,
+  probeQueryProperties,
+  streamResponses,
+  streamRouteConfig,
+  streamRules,
+} from '../stream/schemas.ts';
+import { TracerouteEvent } from './events.ts';
+import { createHostnameLookup } from './hostnames.ts';
+import { createTracerouteSession, TRACEROUTE_TIME_LIMIT_MS } from './session.ts';
+
+const EVENTS = `**Events**, in this order: \`start\`; then one \`hop\` per hop, numbered from 1 and increasing by 1; then
+\`done\`. The service runs traceroute (UDP probes, one per hop, up to 30 hops, 2 s wait) and sends each hop as soon as
+traceroute prints it. A **silent hop** (\`*\`: no answer within the wait) is a \`hop\` with \`ip\`, \`hostname\` and
+\`rtt_ms\` all null. \`hostname\` is the reverse (PTR) name of ip found through the service's resolver within
+TRACEROUTE_HOSTNAME_WAIT_MS (default 200 ms), else the address itself; lookups run in parallel and never hold a hop back
+longer than that. An answer carrying an ICMP error mark (\`!H\`, \`!N\`, \`!X\`...) has it in \`annotation\`; traceroute
+stops there. \`reached\` is true when the destination itself answered.
+
+Example:
+\`\`\`
+data: {"type":"start","host":"example.com","resolved_ip":"203.0.113.2"}
+
+data: {"type":"hop","hop":1,"ip":"192.0.2.1","hostname":"gw.example.net","rtt_ms":0.41}
+
+data: {"type":"hop","hop":2,"ip":null,"hostname":null,"rtt_ms":null}
+
+data: {"type":"hop","hop":3,"ip":"203.0.113.2","hostname":"203.0.113.2","rtt_ms":8.93}
+
+data: {"type":"done","total_hops":3,"reached":true}
+\`\`\``;
+
+/** Traceroute's slice of the configuration. */
+export interface TracerouteConfig {
+  readonly tracerouteHostnameWaitMs: number;
+}
+
+export function registerTracerouteRoute(app: FastifyInstance, deps: ProbeRouteDeps, config: TracerouteConfig): void {
+  const hostnameOf = createHostnameLookup(deps.resolver, config.tracerouteHostnameWaitMs);
+  app.get<{ Querystring: ProbeQuery }>(
+    '/api/v1/traceroute',
+    {
+      config: { ...streamRouteConfig, parameterHints: probeParameterHints },
+      schema: {
+        summary: 'Trace the route to a host: live hops as Server-Sent Events',
+        description: `${EVENTS}\n\n${streamRules('traceroute', `${TRACEROUTE_TIME_LIMIT_MS / 1000} seconds`)}`,
+        tags: ['traceroute'],
+        querystring: Type.Object(probeQueryProperties),
+        response: streamResponses(
+          TracerouteEvent,
+          'The traceroute stream (text/event-stream); each message is one of these events.',
+        ),
+      },
+    },
+    async (request, reply) =>
+      handleProbeRequest(request, reply, deps, {
+        timeLimitMs: TRACEROUTE_TIME_LIMIT_MS,
+        createSession: (target, emit) => createTracerouteSession({ ...target, hostnameOf, emit }),
+      }),
+  );
+}

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { DnsError } from '../../src/dns/errors.ts';
+import type { Resolver } from '../../src/dns/resolver.ts';
+import { forbiddenTargetReason, resolveTarget } from '../../src/dns/target-policy.ts';
+
+/** A resolver whose answers are a table; a name mapped to an Error throws it. */
+function tableResolver(table: Record<string, { address: string; family: 4 | 6 }[] | Error>): Resolver {
+  return {
+    query: async () => {
+      throw new Error('not used');
+    },
+    reverse: async () => null,
+    resolveAddresses: async (name, family = 'any') => {
+      const entry = table[name] ?? [];
+      if (entry instanceof Error) throw entry;
+      return entry.filter((item) => family === 'any' || item.family === family);
+    },
+  };
+}
+
+const resolver = tableResolver({
+  'public.test': [
+    { address: '2001:db8::1', family: 6 },
+    { address: '8.8.4.4', family: 4 },
+  ],
+  'rebind.test': [{ address: '127.0.0.1', family: 4 }],
+  'metadata.test': [{ address: '169.254.169.254', family: 4 }],
+  'v6only.test': [{ address: '2606:4700::1111', family: 6 }],
+  'broken.test': new DnsError('SERVFAIL', 'the server answered SERVFAIL'),
+});
+const strict = { allowPrivate: false };
+
+describe('resolveTarget', () => {
+  it('prefers IPv4 and returns the address to connect to', async () => {
+    assert.deepEqual(await resolveTarget('public.test', { resolver, policy: strict }), {
+      ok: true,
+      host: 'public.test',
+      address: '8.8.4.4',
+      family: 4,
+    });
+  });
+
+  it('honours a requested family', async () => {
+    const v6 = await resolveTarget('v6only.test', { resolver, policy: strict, family: 6 });
+    assert.equal(v6.ok && v6.address, '2606:4700::1111');
+    const v4 = await resolveTarget('v6only.test', { resolver, policy: strict, family: 4 });
+    assert.deepEqual(v4.ok ? null : [v4.reason, v4.message], [
+      'no-address',
+      'v6only.test has no IPv4 address (the name does not resolve)',
+    ]);
+  });
+
+  it('refuses a name that resolves to loopback or metadata, saying what it is', async () => {
+    const rebind = await resolveTarget('rebind.test', { resolver, policy: strict });
+    assert.equal(rebind.ok, false);
+    assert.match(rebind.ok ? '' : rebind.message, /^rebind\.test resolves to 127\.0\.0\.1 is a loopback address/);
+    const metadata = await resolveTarget('metadata.test', { resolver, policy: strict });
+    assert.match(metadata.ok ? '' : metadata.message, /metadata address/);
+  });
+
+  it('allows private targets when the operator says so', async () => {
+    const allowed = await resolveTarget('rebind.test', { resolver, policy: { allowPrivate: true } });
+    assert.equal(allowed.ok && allowed.address, '127.0.0.1');
+  });
+
+  it('reports a failed lookup as dns-failure, not as a missing name', async () => {
+    const broken = await resolveTarget('broken.test', { resolver, policy: strict });
+    assert.equal(broken.ok ? null : broken.reason, 'dns-failure');
+  });
+
+  it('checks IP literals directly', async () => {
+    assert.equal(forbiddenTargetReason('8.8.8.8', strict), null);
+    assert.match(forbiddenTargetReason('10.1.2.3', strict) ?? '', /^10\.1\.2\.3 is a private address/);
+    assert.match(forbiddenTargetReason('::ffff:192.168.1.1', strict) ?? '', /private/);
+    assert.equal(forbiddenTargetReason('10.1.2.3', { allowPrivate: true }), null);
+  });
+});
