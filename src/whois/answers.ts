@@ -1,9 +1,9 @@
 import type { WhoisHop } from './chain.ts';
 import { parseDomainWhois } from './parse/parse-domain.ts';
 import { parseIpWhois } from './parse/parse-ip.ts';
+import { domainRecord, fillGaps, hasDomainData, ipRecord, type WhoisRecord } from './parse/record.ts';
+import type { WhoisChainTarget } from './parse/target.ts';
 import type { ParsedDomainWhois } from './parse/types.ts';
-import { domainRecord, fillGaps, hasDomainData, ipRecord, type WhoisRecord } from './record.ts';
-import type { WhoisChainTarget } from './target.ts';
 
 /** What the chain's answers say about the target, if anything. */
 export type WhoisReading =

@@ -1,10 +1,10 @@
 import type { Resolver } from '../dns/resolver.ts';
 import { resolveTarget, type TargetPolicy } from '../dns/target-policy.ts';
 import { exchangeWhois, WhoisExchangeError } from './exchange.ts';
+import type { WhoisChainTarget } from './parse/target.ts';
 import { whoisQueryFor } from './query-form.ts';
 import { findReferral, referralScheme } from './referral.ts';
 import { formatWhoisServer, parseWhoisServer, type WhoisServerAddress } from './server-address.ts';
-import type { WhoisChainTarget } from './target.ts';
 
 /** Referrals followed at most after the first server: IANA -> registry -> registrar needs two. */
 export const MAX_REFERRALS = 3;

@@ -1,4 +1,4 @@
-import type { WhoisChainTarget } from './target.ts';
+import type { WhoisChainTarget } from './parse/target.ts';
 
 /**
  * The line sent to a server. Most take the bare name or address; a few answer usefully only to

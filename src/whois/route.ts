@@ -3,8 +3,8 @@ import { Type } from 'typebox';
 import { apiErrors } from '../http/errors.ts';
 import { commonErrorResponses, okResponse, upstreamErrorResponse } from '../http/schemas.ts';
 import { MAX_REFERRALS } from './chain.ts';
+import { parseWhoisTarget } from './parse/target.ts';
 import { WhoisLookupError, type WhoisService } from './service.ts';
-import { parseWhoisTarget } from './target.ts';
 
 const nullableString = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
 const date = (description: string) =>

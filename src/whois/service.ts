@@ -5,12 +5,12 @@ import type { TargetPolicy } from '../dns/target-policy.ts';
 import { readWhoisAnswers } from './answers.ts';
 import { followWhoisReferrals } from './chain.ts';
 import type { WhoisSettings } from './config.ts';
+import { emptyDomainRecord, ipRecord, type WhoisRecord } from './parse/record.ts';
+import { targetText, type WhoisChainTarget, type WhoisTarget } from './parse/target.ts';
 import type { RdapBootstrapStore } from './rdap/bootstrap-store.ts';
 import { lookupRdap, type RdapClientOptions } from './rdap/client.ts';
-import { emptyDomainRecord, ipRecord, type WhoisRecord } from './record.ts';
 import { WHOIS_PORT } from './server-address.ts';
 import { describeFailedStep, stepFromHop, stepFromRdap, type WhoisServerStep } from './steps.ts';
-import { targetText, type WhoisChainTarget, type WhoisTarget } from './target.ts';
 
 /** A finished lookup: what the response carries besides `cached`, and what the cache keeps. */
 export interface WhoisResult {

@@ -5,8 +5,8 @@ import { after, before, describe, it } from 'node:test';
 import { createResolver, type Resolver } from '../../src/dns/resolver.ts';
 import { followWhoisReferrals, MAX_REFERRALS, type WhoisChainOptions } from '../../src/whois/chain.ts';
 import { MAX_WHOIS_ANSWER_BYTES } from '../../src/whois/exchange.ts';
+import type { WhoisChainTarget } from '../../src/whois/parse/target.ts';
 import { parseWhoisServer } from '../../src/whois/server-address.ts';
-import type { WhoisChainTarget } from '../../src/whois/target.ts';
 import { closedPort, type FakeWhoisNetwork, startFakeWhoisNetwork } from '../support/fake-whois-server.ts';
 import { fixturesRoot } from './fixtures-root.ts';
 

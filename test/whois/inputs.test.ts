@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { decodeWhoisText } from '../../src/whois/decode.ts';
+import { parseWhoisTarget, targetText } from '../../src/whois/parse/target.ts';
 import { whoisQueryFor } from '../../src/whois/query-form.ts';
 import { formatWhoisServer, parseWhoisServer } from '../../src/whois/server-address.ts';
-import { parseWhoisTarget, targetText } from '../../src/whois/target.ts';
 
 test('parseWhoisTarget: domains become punycode, addresses their one spelling', () => {
   const cases: [string, string | null][] = [

@@ -1,5 +1,5 @@
-import { asnRecord, emptyDomainRecord, type WhoisRecord } from '../record.ts';
-import type { WhoisTarget } from '../target.ts';
+import { asnRecord, emptyDomainRecord, type WhoisRecord } from '../parse/record.ts';
+import type { WhoisTarget } from '../parse/target.ts';
 import type { RdapBootstrapStore } from './bootstrap-store.ts';
 import { HttpGetError, type HttpGetFailureKind, type HttpGetResult } from './http-get.ts';
 import { type RdapObject, recordFromRdapAutnum, recordFromRdapDomain, recordFromRdapNetwork } from './to-record.ts';

@@ -1,6 +1,6 @@
 import { rangeToPrefixes } from '../parse/ip-ranges.ts';
+import { asnRecord, emptyDomainRecord, ipRecord, type WhoisRecord } from '../parse/record.ts';
 import type { ParsedIpWhois } from '../parse/types.ts';
-import { asnRecord, emptyDomainRecord, ipRecord, type WhoisRecord } from '../record.ts';
 
 /**
  * RDAP JSON (RFC 9083) read into the same `parsed` fields as a WHOIS answer, so a client cannot

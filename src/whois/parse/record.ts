@@ -1,4 +1,4 @@
-import type { ParsedAutnum, ParsedDomainWhois, ParsedIpWhois } from './parse/types.ts';
+import type { ParsedAutnum, ParsedDomainWhois, ParsedIpWhois } from './types.ts';
 
 /**
  * The `parsed` object of a /whois response. Domain targets fill the spec's fields; IP targets fill

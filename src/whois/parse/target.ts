@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
-import { normaliseQueryName } from '../dns/names.ts';
-import { cidrOf, formatCidr, parseCidr } from '../net/cidr.ts';
-import { normaliseIp, parseIp } from '../net/ip-address.ts';
-import { hasUrlScheme, splitPastedHost } from '../net/pasted-host.ts';
+import { normaliseQueryName } from '../../dns/names.ts';
+import { cidrOf, formatCidr, parseCidr } from '../../net/cidr.ts';
+import { normaliseIp, parseIp } from '../../net/ip-address.ts';
+import { hasUrlScheme, splitPastedHost } from '../../net/pasted-host.ts';
 
 /**
  * What /whois is asked about: a registered domain name, an IP address, an IP network (a prefix:
