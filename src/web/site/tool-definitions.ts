@@ -93,13 +93,21 @@ export const TOOLS: readonly ToolDefinition[] = [
     key: 'ssl',
     path: '/tools/ssl',
     heading: 'SSL certificate check',
-    summary: 'The TLS certificate a host serves on port 443: whether it is valid, and for how many more days.',
+    summary:
+      'The TLS certificate a host serves (on port 443, or the one you give as host:port or in a URL): whether it is valid, and for how many more days.',
     api: '/api/v1/ssl',
     stream: false,
     script: 'json-tools.js',
     submit: 'Check',
     fields: [
-      { name: 'host', api: 'host', label: 'Host name', kind: 'text', required: true, placeholder: 'example.com' },
+      {
+        name: 'host',
+        api: 'host',
+        label: 'Host name, host:port, URL or IP address',
+        kind: 'text',
+        required: true,
+        placeholder: 'example.com',
+      },
     ],
   },
   {
