@@ -9,6 +9,7 @@ import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.ts';
 import { ipInfoConfigVariables } from './ipinfo/config.ts';
 import { parseRateLimits, type TierLimits } from './limits/tiers.ts';
 import { streamConfigVariables } from './probes/stream/config.ts';
+import { tracerouteConfigVariables } from './probes/traceroute/config.ts';
 import { scaleConfigVariables } from './scale/config.ts';
 import { storageConfigVariables } from './storage/config.ts';
 import { tlsConfigVariables } from './tls/config.ts';
@@ -102,6 +103,7 @@ export const configVariables = {
   ...blacklistConfigVariables,
   ...scaleConfigVariables,
   ...streamConfigVariables,
+  ...tracerouteConfigVariables,
   ...ipInfoConfigVariables,
   ...whoisConfigVariables,
   ...tlsConfigVariables,

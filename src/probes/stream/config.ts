@@ -16,11 +16,4 @@ export const streamConfigVariables = {
       'Ping and traceroute streams one caller may have open at the same time (counted like the rate limits: per IPv4 address, IPv6 /64 or account); one more is answered 429.',
     parse: integerIn(1, 100_000, 3),
   },
-  tracerouteHostnameWaitMs: {
-    name: 'TRACEROUTE_HOSTNAME_WAIT_MS',
-    defaultText: '200',
-    description:
-      'How long a traceroute hop may wait for its reverse name (PTR) before it is sent with the address as its hostname; the lookup goes on in the background and fills the DNS cache. 0: only names already cached.',
-    parse: integerIn(0, 5000, 200),
-  },
 } satisfies Record<string, ConfigVariable<unknown>>;
