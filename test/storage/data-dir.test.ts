@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { DirectoryError, prepareDirectory } from '../../src/storage/data-dir.ts';
+import { NO_DOWNLOADS_ENV } from '../support/no-downloads.ts';
 import { serviceArguments } from '../support/start-command.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '..', '..');
@@ -22,7 +23,15 @@ function startService(
   const command = [...(options.prefix ?? []), process.execPath, ...serviceArguments()];
   const child = spawn(command[0] as string, command.slice(1), {
     cwd: repoRoot,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DNS_SERVERS: '127.0.0.1:9', ...env },
+    env: {
+      ...process.env,
+      ...NO_DOWNLOADS_ENV,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      DNS_SERVERS: '127.0.0.1:9',
+      ...env,
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
     ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.gid }),
   });

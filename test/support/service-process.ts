@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { startListeningProcess } from './listening-process.ts';
+import { NO_DOWNLOADS_ENV } from './no-downloads.ts';
 import { serviceArguments } from './start-command.ts';
 
 export interface ServiceProcess {
@@ -24,7 +25,15 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
   const { url, child, output } = await startListeningProcess(
     process.execPath,
     serviceArguments(),
-    { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATA_DIR: '.tmp/test-data', DNS_SERVERS: '127.0.0.1:9', ...env },
+    {
+      ...NO_DOWNLOADS_ENV,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      DATA_DIR: '.tmp/test-data',
+      DNS_SERVERS: '127.0.0.1:9',
+      ...env,
+    },
     'pipe',
     ready,
   );
