@@ -62,7 +62,7 @@ export const DEFAULT_FEED_URLS = {
   datacenterIpv6: 'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/output/datacenter/ipv6.txt',
   datacenterAsn: 'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/datacenter/ASN.txt',
   // FireHOL's aggregate of open-proxy lists (see the README's data table for why this one).
-  proxy: 'https://iplists.firehol.org/files/firehol_proxies.netset',
+  proxy: 'https://raw.githubusercontent.com/firehol/blocklist-ipsets/master/firehol_proxies.netset',
 } as const;
 
 const feed = (name: string, what: string, key: keyof typeof DEFAULT_FEED_URLS) => ({
@@ -130,7 +130,11 @@ export const ipInfoConfigVariables = {
   feedDatacenterIpv4Url: feed('FEED_DATACENTER_IPV4_URL', "X4BNet's datacenter IPv4 CIDRs", 'datacenterIpv4'),
   feedDatacenterIpv6Url: feed('FEED_DATACENTER_IPV6_URL', "X4BNet's datacenter IPv6 CIDRs", 'datacenterIpv6'),
   feedDatacenterAsnUrl: feed('FEED_DATACENTER_ASN_URL', "X4BNet's datacenter ASNs", 'datacenterAsn'),
-  feedProxyUrl: feed('FEED_PROXY_URL', "FireHOL's open-proxy list (`firehol_proxies`, CIDRs)", 'proxy'),
+  feedProxyUrl: feed(
+    'FEED_PROXY_URL',
+    "FireHOL's open-proxy list (`firehol_proxies`: IPv4 addresses and networks)",
+    'proxy',
+  ),
   dataRefreshHours: {
     name: 'DATA_REFRESH_HOURS',
     defaultText: '24',

@@ -15,7 +15,10 @@ describe('IP data settings', () => {
     const plan = updatePlanFromConfig(config);
     assert.equal(plan.urls.city, 'https://download.db-ip.com/free/dbip-city-lite-{month}.mmdb.gz');
     assert.equal(plan.urls.tor, 'https://check.torproject.org/torbulkexitlist');
-    assert.equal(plan.urls.proxy, 'https://iplists.firehol.org/files/firehol_proxies.netset');
+    assert.equal(
+      plan.urls.proxy,
+      'https://raw.githubusercontent.com/firehol/blocklist-ipsets/master/firehol_proxies.netset',
+    );
     assert.deepEqual(plan.skip, {});
   });
 

@@ -81,7 +81,7 @@ const Security = Type.Object(
     proxy: Type.Optional(
       Type.Boolean({
         description:
-          "The address relays other people's traffic: a Tor exit, a VPN endpoint, or an open proxy (FireHOL's open-proxy list, FEED_PROXY_URL; or a public or residential proxy in a GeoIP2 Anonymous IP database, GEOIP_ANONYMOUS_DB). True whenever `tor` or `vpn` is; false once the open-proxy list (which covers IPv4 and IPv6) or the Anonymous IP database is loaded and does not list the address; omitted while neither is.",
+          "The address relays other people's traffic: a Tor exit, a VPN endpoint, or an open proxy (FireHOL's open-proxy list, FEED_PROXY_URL; or a public or residential proxy in a GeoIP2 Anonymous IP database, GEOIP_ANONYMOUS_DB). True whenever `tor` or `vpn` is; false once the Anonymous IP database, or an open-proxy list with entries of the address's family, is loaded and does not list the address (FireHOL's list is IPv4 only, so without the database `proxy` is omitted for IPv6 addresses that are no Tor exit or VPN); omitted while neither is.",
       }),
     ),
     vpn: Type.Optional(
