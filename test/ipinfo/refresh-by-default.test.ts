@@ -99,7 +99,7 @@ describe('IP data current by default (DATA_REFRESH_HOURS defaults to 24)', { ski
     }
   });
 
-  it('unreachable sources (a closed loopback port) leave it ready on the embedded data, one log line per attempt', async () => {
+  it('unreachable sources (a closed loopback port) leave it ready on the embedded data, one log line per attempt; a restart tries again at once', async () => {
     const dataDir = mkdtempSync(path.resolve('.tmp', 'refresh-offline-'));
     const service = await startServiceProcess({
       DATA_DIR: dataDir,
@@ -128,6 +128,27 @@ describe('IP data current by default (DATA_REFRESH_HOURS defaults to 24)', { ski
       assert.equal(answer.security.proxy, undefined, 'no feed, so no guess');
       assert.ok(answer.type === undefined || typeof answer.type === 'string');
       assert.equal((await fetch(`${service.url}/api/v1/json/${UNLISTED}`)).status, 200, 'answers on embedded data');
+      await service.stop();
+
+      // The failed run left a manifest dated now; a restart with nothing downloaded still tries at once.
+      const server = await startLocalHttpServer();
+      server.set('/FEED_PROXY', { body: PROXY_LIST });
+      const restarted = await startServiceProcess({
+        DATA_DIR: dataDir,
+        ...sourceUrls((name) => `${server.origin}/${name}`),
+      });
+      try {
+        const started = Date.now();
+        let again = await json(restarted.url, UNLISTED);
+        while (again.security.proxy === undefined && Date.now() - started < 15_000) {
+          await sleep(100);
+          again = await json(restarted.url, UNLISTED);
+        }
+        assert.equal(again.security.proxy, false, 'the open-proxy list arrived after the restart');
+      } finally {
+        await restarted.stop();
+        await server.close();
+      }
     } finally {
       await service.stop();
       rmSync(dataDir, { recursive: true, force: true });
