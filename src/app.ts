@@ -191,7 +191,16 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     }),
   );
   // Probes: the deps they share are made once (one set of stream caps), then one line per tool.
-  const probes = createProbeRouteDeps(app, config, { resolver, now, spawner: deps.spawner });
+  const probes = createProbeRouteDeps(app, config, {
+    resolver,
+    now,
+    spawner: deps.spawner,
+    slots: shared.streamSlots({
+      maxConcurrent: config.streamMaxConcurrent,
+      maxPerClient: config.streamMaxPerClient,
+      leaseMs: config.streamSlotLeaseSeconds * 1000,
+    }),
+  });
   registerPingRoute(app, probes);
   registerTracerouteRoute(app, probes, config);
   registerWhoisRoute(

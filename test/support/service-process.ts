@@ -42,7 +42,8 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
     child,
     output,
     async stop() {
-      if (child.exitCode !== null) return child.exitCode;
+      // A child killed by a signal has exitCode null but has exited all the same.
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       const exited = once(child, 'exit');
       child.kill('SIGTERM');
       const [code] = await exited;
