@@ -1,4 +1,4 @@
-import { createFallbackSwitch, type FallbackState } from './fallback.ts';
+import { createFallbackSwitch, type FallbackState, type FallbackSwitchOptions } from './fallback.ts';
 import type { ConsumeResult, CounterRequest, RateLimitStore } from './store.ts';
 
 /**
@@ -7,14 +7,9 @@ import type { ConsumeResult, CounterRequest, RateLimitStore } from './store.ts';
  * is reported through `onOutage` at most once per `reportEveryMs`; the primary is tried again on
  * every call, so service returns to exact shared limits as soon as it is back.
  */
-export function createFallbackRateLimitStore(options: {
-  primary: RateLimitStore;
-  fallback: RateLimitStore;
-  onOutage: (error: Error) => void;
-  onRecovery?: () => void;
-  now?: () => number;
-  reportEveryMs?: number;
-}): RateLimitStore & FallbackState {
+export function createFallbackRateLimitStore(
+  options: FallbackSwitchOptions & { primary: RateLimitStore; fallback: RateLimitStore },
+): RateLimitStore & FallbackState {
   const fallback = createFallbackSwitch(options);
   return {
     get degraded() {

@@ -13,12 +13,14 @@ export interface FallbackState {
  * `reportEveryMs`; the primary is tried again on every call, so service returns to shared counts as
  * soon as it is back (`onRecovery`).
  */
-export function createFallbackSwitch(options: {
+export interface FallbackSwitchOptions {
   onOutage: (error: Error) => void;
   onRecovery?: () => void;
   now?: () => number;
   reportEveryMs?: number;
-}) {
+}
+
+export function createFallbackSwitch(options: FallbackSwitchOptions) {
   const now = options.now ?? Date.now;
   const reportEveryMs = options.reportEveryMs ?? 60_000;
   let degraded = false;

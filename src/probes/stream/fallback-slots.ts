@@ -1,4 +1,4 @@
-import { createFallbackSwitch, type FallbackState } from '../../limits/fallback.ts';
+import { createFallbackSwitch, type FallbackState, type FallbackSwitchOptions } from '../../limits/fallback.ts';
 import type { SlotGrant, SlotRefusal, StreamSlots } from './slots.ts';
 
 /**
@@ -7,13 +7,9 @@ import type { SlotGrant, SlotRefusal, StreamSlots } from './slots.ts';
  * to the in-process slots, so the caps still hold per process during an outage; the outage is
  * logged at most once a minute. A slot is given back to the side that granted it.
  */
-export function createFallbackStreamSlots(options: {
-  primary: StreamSlots;
-  fallback: StreamSlots;
-  onOutage: (error: Error) => void;
-  onRecovery?: () => void;
-  now?: () => number;
-}): StreamSlots & FallbackState {
+export function createFallbackStreamSlots(
+  options: FallbackSwitchOptions & { primary: StreamSlots; fallback: StreamSlots },
+): StreamSlots & FallbackState {
   const fallback = createFallbackSwitch(options);
   return {
     get degraded() {
