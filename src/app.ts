@@ -218,7 +218,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     app,
     createTlsChecker({
       resolver,
-      policy: { allowPrivate: config.allowPrivateTargets },
+      policy: config.allowPrivateTargets,
       port: config.tlsCheckPort,
       timeoutMs: config.tlsTimeoutMs,
       now,
