@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { loadConfig } from '../../src/config.ts';
 import { DnsError } from '../../src/dns/errors.ts';
 import type { Resolver } from '../../src/dns/resolver.ts';
-import { loadConfig } from '../../src/config.ts';
 import { forbiddenTargetReason, parseTargetPolicy, resolveTarget } from '../../src/dns/target-policy.ts';
 
 /** A resolver whose answers are a table; a name mapped to an Error throws it. */
