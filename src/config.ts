@@ -7,6 +7,7 @@ import { integerIn, text } from './config-values.ts';
 import { dnsConfigVariables } from './dns/config.ts';
 import { parseTargetPolicy } from './dns/target-policy.ts';
 import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.ts';
+import { httpCheckConfigVariables } from './httpcheck/config.ts';
 import { ipInfoConfigVariables } from './ipinfo/config.ts';
 import { parseRateLimits, type TierLimits } from './limits/tiers.ts';
 import { streamConfigVariables } from './probes/stream/config.ts';
@@ -111,6 +112,7 @@ export const configVariables = {
   ...storageConfigVariables,
   ...accountsConfigVariables,
   ...webConfigVariables,
+  ...httpCheckConfigVariables,
 } satisfies Record<string, ConfigVariable<unknown>>;
 
 type Variables = typeof configVariables;
