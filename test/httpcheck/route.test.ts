@@ -298,6 +298,10 @@ describe('GET /api/v1/http', { skip }, () => {
         /failed at redirect: the redirect to http:\/\/.* is refused: .*127\.0\.0\.2 is a loopback address/,
       );
     }
+    // Asked directly, the address outside the list is the caller's 400.
+    const direct = await check(`http://127.0.0.2:${ports.other}/ok`);
+    assert.equal(direct.status, 400);
+    assert.match(direct.body.error, /127\.0\.0\.2 is a loopback address/);
     assert.deepEqual(seen.other, []);
     // With every private address allowed, the same redirect is followed.
     const open = await buildTestApp({ ...env, ALLOW_PRIVATE_TARGETS: 'true' }, { trustedCertificates: [pki.rootPem] });
