@@ -30,6 +30,8 @@ import { registerRequestContext, requestIdFor } from './http/request-context.ts'
 import { registerAnswerConstraint } from './http/route-config.ts';
 import { compilingOncePerSchema } from './http/serializers.ts';
 import { strictValidators } from './http/validators.ts';
+import { createHttpChecker } from './httpcheck/checker.ts';
+import { registerHttpCheckRoute } from './httpcheck/route.ts';
 import type { IpDataStore } from './ipinfo/data/ip-data-store.ts';
 import { registerIpFamilyRoute } from './ipinfo/ip-family-route.ts';
 import { registerIpInfo } from './ipinfo/ip-info.ts';
@@ -71,7 +73,7 @@ export interface AppDeps {
   spawner?: Spawner;
   /** The IP data behind /api/v1/json (default: from config and DATA_DIR, following data:update). */
   ipData?: IpDataStore;
-  /** PEM certificates that replace Node's bundled roots for /ssl and RDAP over HTTPS (tests trust their own CA). */
+  /** PEM certificates that replace Node's bundled roots for /ssl, RDAP over HTTPS and the HTTP check (tests trust their own CA). */
   trustedCertificates?: readonly string[];
   /** Port asked when a WHOIS referral names none (43); tests run their fake WHOIS servers on another. */
   whoisReferralPort?: number;
@@ -218,12 +220,25 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     app,
     createTlsChecker({
       resolver,
-      policy: { allowPrivate: config.allowPrivateTargets },
+      policy: config.allowPrivateTargets,
       port: config.tlsCheckPort,
       timeoutMs: config.tlsTimeoutMs,
       now,
       ...(deps.trustedCertificates ? { trustedCertificates: deps.trustedCertificates } : {}),
     }),
+  );
+  registerHttpCheckRoute(
+    app,
+    createHttpChecker({
+      resolver,
+      policy: config.allowPrivateTargets,
+      ports: config.httpCheckPorts,
+      timeoutMs: config.httpCheckTimeoutMs,
+      maxBodyBytes: config.httpCheckMaxBodyBytes,
+      now,
+      ...(deps.trustedCertificates ? { trustedCertificates: deps.trustedCertificates } : {}),
+    }),
+    config.httpCheckPorts,
   );
   await registerAccountRoutes(app, accounts);
   const siteAssets = createAssetStore();

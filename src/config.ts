@@ -3,9 +3,11 @@ import path from 'node:path';
 import { accountsConfigVariables } from './accounts/config.ts';
 import { blacklistConfigVariables } from './blacklist/config.ts';
 import type { ConfigVariable } from './config-values.ts';
-import { boolean, integerIn, text } from './config-values.ts';
+import { integerIn, text } from './config-values.ts';
 import { dnsConfigVariables } from './dns/config.ts';
+import { parseTargetPolicy } from './dns/target-policy.ts';
 import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.ts';
+import { httpCheckConfigVariables } from './httpcheck/config.ts';
 import { ipInfoConfigVariables } from './ipinfo/config.ts';
 import { parseRateLimits, type TierLimits } from './limits/tiers.ts';
 import { streamConfigVariables } from './probes/stream/config.ts';
@@ -79,8 +81,8 @@ const coreVariables = {
     name: 'ALLOW_PRIVATE_TARGETS',
     defaultText: '`false`',
     description:
-      'Let TLS checks, WHOIS referrals, ping and traceroute reach private, loopback, link-local, multicast, reserved and metadata addresses (for operators probing their own networks).',
-    parse: boolean(false),
+      'Let TLS checks, WHOIS referrals, ping, traceroute and the HTTP check (its redirects included) reach private, loopback, link-local, multicast, reserved and metadata addresses (for operators probing their own networks): `true` opens them all; a comma-separated list of CIDRs or addresses, IPv4 and IPv6 (`10.20.0.0/16,127.0.0.1/32,fd00::/8`), opens only the special-purpose addresses inside them, so the metadata address stays closed unless a range holds it. A CIDR with host bits set (`10.0.0.1/8`) is refused.',
+    parse: parseTargetPolicy,
   },
   requestTimeoutMs: {
     name: 'REQUEST_TIMEOUT_MS',
@@ -110,6 +112,7 @@ export const configVariables = {
   ...storageConfigVariables,
   ...accountsConfigVariables,
   ...webConfigVariables,
+  ...httpCheckConfigVariables,
 } satisfies Record<string, ConfigVariable<unknown>>;
 
 type Variables = typeof configVariables;

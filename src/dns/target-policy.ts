@@ -1,11 +1,13 @@
 import { isIP } from 'node:net';
+import { type Cidr, cidrContains, parseCidr } from '../net/cidr.ts';
+import { parseIp, unmapIpv4 } from '../net/ip-address.ts';
 import { classifySpecialAddress, isForbiddenTarget } from '../net/special-addresses.ts';
 import { DnsError } from './errors.ts';
 import type { Resolver } from './resolver.ts';
 
 /**
  * The one place that decides whether the service may connect to a target (TLS checks, WHOIS
- * referral hosts, ping, traceroute). The name is resolved once, through the project's resolver,
+ * referral hosts, ping, traceroute, the HTTP check and its redirects). The name is resolved once, through the project's resolver,
  * and the caller connects to the returned address: there is no second resolution for DNS
  * rebinding to slip a private address through.
  */
@@ -15,13 +17,53 @@ export type TargetResolution =
   | { ok: false; reason: 'forbidden' | 'no-address' | 'dns-failure'; message: string };
 
 export interface TargetPolicy {
-  /** ALLOW_PRIVATE_TARGETS: operators testing their own networks may reach private addresses. */
-  readonly allowPrivate: boolean;
+  /**
+   * ALLOW_PRIVATE_TARGETS, for operators testing their own networks: false refuses every
+   * special-purpose address, true allows them all, and a list of CIDRs allows only the addresses
+   * inside them (the metadata address stays closed unless a range holds it).
+   */
+  readonly allowPrivate: boolean | readonly Cidr[];
+}
+
+/**
+ * Reads ALLOW_PRIVATE_TARGETS into the one policy object every consumer (probes, /ssl, WHOIS
+ * referrals, the HTTP check) receives: `true`/`false` (and their usual spellings), or a
+ * comma-separated list of CIDRs or addresses, IPv4 and IPv6. Throws a message for the operator.
+ */
+export function parseTargetPolicy(raw: string | undefined): TargetPolicy {
+  const text = (raw ?? '').trim();
+  const word = text.toLowerCase();
+  if (['', 'false', '0', 'no', 'off'].includes(word)) return Object.freeze({ allowPrivate: false });
+  if (['true', '1', 'yes', 'on'].includes(word)) return Object.freeze({ allowPrivate: true });
+  const ranges: Cidr[] = [];
+  for (const item of text.split(',')) {
+    const entry = item.trim();
+    if (entry === '') continue;
+    const parsed = parseCidr(entry);
+    if (!parsed.ok) {
+      throw new Error(
+        `must be true, false or a comma-separated list of CIDRs; "${entry}" is not a CIDR (${parsed.reason})`,
+      );
+    }
+    ranges.push(parsed.cidr);
+  }
+  if (ranges.length === 0) throw new Error(`must be true, false or a comma-separated list of CIDRs, got "${raw}"`);
+  return Object.freeze({ allowPrivate: Object.freeze(ranges) });
+}
+
+/** Whether the operator's ranges hold `ip` (an IPv4-mapped IPv6 address as its IPv4 address). */
+function insideAllowedRanges(ip: string, ranges: readonly Cidr[]): boolean {
+  const address = parseIp(ip);
+  if (address === null) return false;
+  const unmapped = unmapIpv4(address);
+  return ranges.some((range) => cidrContains(range, unmapped));
 }
 
 /** Null when the service may connect to `ip`, else the reason in words for a 400. */
 export function forbiddenTargetReason(ip: string, policy: TargetPolicy): string | null {
-  if (policy.allowPrivate || !isForbiddenTarget(ip)) return null;
+  const allowed = policy.allowPrivate;
+  if (allowed === true || !isForbiddenTarget(ip)) return null;
+  if (allowed !== false && insideAllowedRanges(ip, allowed)) return null;
   const special = classifySpecialAddress(ip);
   const what = special
     ? `${/^[aeiou]/.test(special.kind) ? 'an' : 'a'} ${special.kind} address (${special.name}, ${special.range})`

@@ -229,6 +229,10 @@ export const apiErrors = {
 
   upstream: (message: string) => new ApiError(502, 'upstream_error', message),
 
+  /** /api/v1/http: the phase (dns, tcp, tls, first_byte, download, redirect) where the check stopped. */
+  httpCheckFailed: (url: string, phase: string, message: string) =>
+    new ApiError(502, 'upstream_error', `HTTP check of ${url} failed at ${phase}: ${message}.`, { phase }),
+
   accountsUnavailable: () =>
     new ApiError(
       502,

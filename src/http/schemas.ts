@@ -7,6 +7,12 @@ export const ErrorBody = Type.Object(
     limit: Type.Optional(Type.Integer({ description: '429 only: the limit that applied (hourly or daily).' })),
     reset: Type.Optional(Type.Integer({ description: '429 only: UNIX time at which that limit resets.' })),
     quota: Type.Optional(Type.Integer({ description: '403 key quota only: the active keys the plan allows.' })),
+    phase: Type.Optional(
+      Type.String({
+        description:
+          '502 of /api/v1/http only: where the check stopped (dns, tcp, tls, first_byte, download, redirect).',
+      }),
+    ),
   },
   { $id: 'ErrorBody', description: 'Error body of every non-2xx JSON response.' },
 );

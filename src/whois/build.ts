@@ -1,5 +1,6 @@
 import type { TtlCache } from '../cache/ttl-cache.ts';
 import type { Resolver } from '../dns/resolver.ts';
+import type { TargetPolicy } from '../dns/target-policy.ts';
 import type { WhoisSettings } from './config.ts';
 import type { BootstrapSnapshot } from './rdap/bootstrap.ts';
 import { createRdapBootstrapStore, loadBootstrapSnapshot } from './rdap/bootstrap-store.ts';
@@ -13,7 +14,7 @@ const MAX_BOOTSTRAP_FILE_BYTES = 4 * 1024 * 1024;
 const BOOTSTRAP_TIMEOUT_MS = 30_000;
 
 export interface WhoisBuildConfig extends WhoisSettings {
-  readonly allowPrivateTargets: boolean;
+  readonly allowPrivateTargets: TargetPolicy;
   readonly rdapBootstrapUrl: string;
   readonly rdapBootstrapRefreshHours: number;
 }
@@ -32,7 +33,7 @@ export interface WhoisBuildDeps {
 
 /** Assembles the WHOIS service: the referral client, the RDAP fallback with its bootstrap data, the cache. */
 export function buildWhoisService(config: WhoisBuildConfig, deps: WhoisBuildDeps): WhoisService {
-  const policy = { allowPrivate: config.allowPrivateTargets };
+  const policy = config.allowPrivateTargets;
   const ca = deps.trustedCertificates ? { ca: deps.trustedCertificates } : {};
   const bootstrap = createRdapBootstrapStore({
     snapshot: deps.bootstrapSnapshot ?? loadBootstrapSnapshot(),

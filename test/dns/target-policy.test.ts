@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { loadConfig } from '../../src/config.ts';
 import { DnsError } from '../../src/dns/errors.ts';
 import type { Resolver } from '../../src/dns/resolver.ts';
-import { forbiddenTargetReason, resolveTarget } from '../../src/dns/target-policy.ts';
+import { forbiddenTargetReason, parseTargetPolicy, resolveTarget } from '../../src/dns/target-policy.ts';
 
 /** A resolver whose answers are a table; a name mapped to an Error throws it. */
 function tableResolver(table: Record<string, { address: string; family: 4 | 6 }[] | Error>): Resolver {
@@ -74,5 +75,64 @@ describe('resolveTarget', () => {
     assert.match(forbiddenTargetReason('10.1.2.3', strict) ?? '', /^10\.1\.2\.3 is a private address/);
     assert.match(forbiddenTargetReason('::ffff:192.168.1.1', strict) ?? '', /private/);
     assert.equal(forbiddenTargetReason('10.1.2.3', { allowPrivate: true }), null);
+  });
+});
+
+describe('ALLOW_PRIVATE_TARGETS as a list of CIDRs (issue 23)', () => {
+  const only = parseTargetPolicy('10.20.0.0/16, 127.0.0.1/32,fd00:1::/32');
+
+  it('opens only the special-purpose addresses inside the listed ranges', () => {
+    for (const ip of ['10.20.0.1', '10.20.255.255', '127.0.0.1', '::ffff:127.0.0.1', 'fd00:1::5']) {
+      assert.equal(forbiddenTargetReason(ip, only), null, ip);
+    }
+    for (const ip of ['10.21.0.1', '127.0.0.2', '::1', '169.254.169.254', '192.168.1.1', 'fd00:2::5', 'fe80::1%eth0']) {
+      assert.notEqual(forbiddenTargetReason(ip, only), null, ip);
+    }
+    assert.match(forbiddenTargetReason('127.0.0.2', only) ?? '', /^127\.0\.0\.2 is a loopback address/);
+    // Public addresses stay reachable whatever the list.
+    assert.equal(forbiddenTargetReason('8.8.8.8', only), null);
+  });
+
+  it('applies to resolved names: a name resolving inside a range passes, outside is refused', async () => {
+    const inside = await resolveTarget('rebind.test', { resolver, policy: only });
+    assert.equal(inside.ok && inside.address, '127.0.0.1');
+    const metadata = await resolveTarget('metadata.test', { resolver, policy: only });
+    assert.equal(metadata.ok ? null : metadata.reason, 'forbidden');
+  });
+
+  it('keeps true meaning every address and false none, in the usual spellings', () => {
+    for (const word of ['true', 'TRUE', '1', 'yes', 'on'])
+      assert.equal(parseTargetPolicy(word).allowPrivate, true, word);
+    for (const word of [undefined, '', ' ', 'false', '0', 'no', 'off']) {
+      assert.equal(parseTargetPolicy(word).allowPrivate, false, String(word));
+    }
+    assert.equal(forbiddenTargetReason('169.254.169.254', parseTargetPolicy('true')), null);
+  });
+
+  it('refuses a bad list at startup, naming the variable and the entry', () => {
+    for (const [raw, entry] of [
+      ['10.0.0.0/33', '10.0.0.0/33'],
+      ['10.0.0.1/8', '10.0.0.1/8'],
+      ['127.0.0.1/32,nope', 'nope'],
+      ['fd00::/200', 'fd00::/200'],
+      ['maybe', 'maybe'],
+    ] as const) {
+      assert.throws(
+        () => loadConfig({ ALLOW_PRIVATE_TARGETS: raw }),
+        (error: Error) =>
+          error.message.includes(
+            `ALLOW_PRIVATE_TARGETS: must be true, false or a comma-separated list of CIDRs; "${entry}" is not a CIDR`,
+          ),
+        raw,
+      );
+    }
+    assert.throws(
+      () => loadConfig({ ALLOW_PRIVATE_TARGETS: ' , ' }),
+      /ALLOW_PRIVATE_TARGETS: must be true, false or a comma-separated list/,
+    );
+    assert.deepEqual(
+      (loadConfig({ ALLOW_PRIVATE_TARGETS: '127.0.0.1' }).allowPrivateTargets.allowPrivate as unknown[]).length,
+      1,
+    );
   });
 });

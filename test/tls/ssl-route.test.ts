@@ -396,6 +396,25 @@ describe('GET /api/v1/ssl', { skip }, () => {
     }
   });
 
+  it('with ALLOW_PRIVATE_TARGETS as a CIDR list, reaches the listed loopback address and no other (issue 23)', async () => {
+    const listed = await buildTestApp(
+      { ...env, ALLOW_PRIVATE_TARGETS: '127.0.0.1/32' },
+      { trustedCertificates: [pki.rootPem] },
+    );
+    try {
+      const allowed = await check('valid.tls.test', listed);
+      assert.equal(allowed.status, 200);
+      assert.equal(allowed.body.address, '127.0.0.1');
+      for (const host of ['127.0.0.2', '[::1]:443', '169.254.169.254']) {
+        const { status, body } = await check(host, listed);
+        assert.equal(status, 400, host);
+        assert.match(body.error, /the service does not connect to private/, host);
+      }
+    } finally {
+      await listed.close();
+    }
+  });
+
   it('regression (issue 18): refuses fullwidth and circled digits as not a host name, never reads them as 127.0.0.1', async () => {
     const before = connections;
     // ALLOW_PRIVATE_TARGETS is on here: before the fix these reached the server at 127.0.0.1.

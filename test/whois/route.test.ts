@@ -451,4 +451,33 @@ describe('GET /api/v1/whois without ALLOW_PRIVATE_TARGETS', () => {
     );
     assert.deepEqual(network.queriesTo('whois.nic.privtest'), []);
   });
+
+  it('follows the referral when ALLOW_PRIVATE_TARGETS lists its address, and only then (issue 23)', async () => {
+    const address = network.addressOf('whois.nic.privtest');
+    const build = (allow: string) =>
+      buildTestApp(
+        {
+          WHOIS_SERVER: network.server('whois.iana.org'),
+          DNS_SERVERS: formatServer(network.dns.server),
+          RDAP_BOOTSTRAP_REFRESH_HOURS: '0',
+          ALLOW_PRIVATE_TARGETS: allow,
+        },
+        { whoisReferralPort: network.port },
+      );
+    const listed = await build(`10.0.0.0/8,${address}/32`);
+    const other = await build('127.0.43.250/32,::1');
+    try {
+      const open = await listed.inject({ method: 'GET', url: '/api/v1/whois?target=private.privtest' });
+      assert.equal(open.statusCode, 200);
+      assert.equal(open.json().raw, 'Domain Name: private.privtest\n');
+      assert.deepEqual(network.queriesTo('whois.nic.privtest'), ['private.privtest']);
+      const closed = await other.inject({ method: 'GET', url: '/api/v1/whois?target=private.privtest' });
+      assert.equal(closed.statusCode, 400);
+      assert.match(closed.json().error, /is a loopback address/);
+      assert.deepEqual(network.queriesTo('whois.nic.privtest'), ['private.privtest']);
+    } finally {
+      await listed.close();
+      await other.close();
+    }
+  });
 });

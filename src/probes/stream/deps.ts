@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Resolver } from '../../dns/resolver.ts';
+import type { TargetPolicy } from '../../dns/target-policy.ts';
 import { createHelperSpawner } from '../spawn/spawn-helper.ts';
 import { createSpawnTurns } from '../spawn/spawn-turns.ts';
 import type { Spawner } from '../spawn/spawner.ts';
@@ -8,7 +9,8 @@ import type { StreamSlots } from './slots.ts';
 
 /** The probes' slice of the configuration. */
 export interface ProbeConfig {
-  readonly allowPrivateTargets: boolean;
+  /** ALLOW_PRIVATE_TARGETS, read once into the policy every consumer shares. */
+  readonly allowPrivateTargets: TargetPolicy;
   readonly streamMaxConcurrent: number;
   readonly streamMaxPerClient: number;
   readonly streamSlotLeaseSeconds: number;
@@ -40,7 +42,7 @@ export function createProbeRouteDeps(
   }
   return {
     resolver: options.resolver,
-    policy: { allowPrivate: config.allowPrivateTargets },
+    policy: config.allowPrivateTargets,
     spawner,
     spawnTurns: createSpawnTurns(),
     slots: options.slots,

@@ -1,0 +1,181 @@
+import tls from 'node:tls';
+import type { Resolver } from '../dns/resolver.ts';
+import { resolveTarget, type TargetPolicy } from '../dns/target-policy.ts';
+import { displayName, isoSeconds } from '../tls/certificate.ts';
+import { daysRemaining } from '../tls/validation.ts';
+import type { PortRanges } from './config.ts';
+import { type ExchangeResult, exchange, HttpCheckError, type PeerFacts } from './exchange.ts';
+import { selectHeaders } from './headers.ts';
+import { type CheckTarget, redirectTarget } from './target-url.ts';
+
+export const MAX_REDIRECTS = 10;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+export interface HttpCheckTls {
+  protocol: string | null;
+  cipher: string | null;
+  subject: string | null;
+  issuer: string | null;
+  valid_to: string | null;
+  days_remaining: number | null;
+  valid: boolean;
+  validation_error: string | null;
+}
+
+export interface HttpCheckResult {
+  url: string;
+  method: 'GET' | 'HEAD';
+  address: string;
+  status: number;
+  http_version: string;
+  redirects: { url: string; status: number; location: string }[];
+  headers: Record<string, string>;
+  timings: {
+    dns: number;
+    tcp: number;
+    tls: number | null;
+    first_byte: number;
+    download: number;
+    redirect: number;
+    total: number;
+  };
+  body_bytes: number;
+  body_truncated: boolean;
+  tls: HttpCheckTls | null;
+}
+
+/** The URL asked cannot be checked: the caller's mistake (a 400), found before anything was sent. */
+export class HttpCheckRefusal extends Error {
+  override name = 'HttpCheckRefusal';
+}
+
+export interface HttpCheckerOptions {
+  resolver: Resolver;
+  policy: TargetPolicy;
+  ports: PortRanges;
+  /** Bounds the whole check: every redirect, resolution, connection and the body. */
+  timeoutMs: number;
+  maxBodyBytes: number;
+  /** PEM certificates that replace Node's bundled Mozilla roots (tests trust their own CA this way). */
+  trustedCertificates?: readonly string[];
+  /** Wall clock for days_remaining. */
+  now?: () => number;
+  /** Monotonic milliseconds for the timings (performance.now). */
+  clock?: () => number;
+}
+
+export interface HttpChecker {
+  check(target: CheckTarget, method: 'GET' | 'HEAD'): Promise<HttpCheckResult>;
+}
+
+const round = (ms: number) => Math.round(ms * 100) / 100;
+
+function header(headers: Record<string, string | string[] | undefined>, name: string): string | null {
+  const value = headers[name];
+  return typeof value === 'string' ? value : (value?.[0] ?? null);
+}
+
+/** The certificate judged after the timings stop: OpenSSL's chain verdict and the name. */
+function describePeer(peer: PeerFacts, host: string, now: number): HttpCheckTls {
+  const certificate = peer.certificate;
+  const nameError = certificate ? tls.checkServerIdentity(host, certificate.toLegacyObject()) : undefined;
+  const problem =
+    certificate === null
+      ? 'NO_CERTIFICATE'
+      : (peer.authorizationError ?? (nameError ? 'ERR_TLS_CERT_ALTNAME_INVALID' : null));
+  return {
+    protocol: peer.protocol,
+    cipher: peer.cipher,
+    subject: certificate ? displayName(certificate, 'subject') : null,
+    issuer: certificate ? displayName(certificate, 'issuer') : null,
+    valid_to: certificate ? isoSeconds(certificate.validToDate) : null,
+    days_remaining: certificate ? daysRemaining(certificate.validToDate, now) : null,
+    valid: problem === null && peer.authorized,
+    validation_error: problem,
+  };
+}
+
+export function createHttpChecker(options: HttpCheckerOptions): HttpChecker {
+  const clock = options.clock ?? (() => performance.now());
+  const now = options.now ?? Date.now;
+
+  /** The address to connect to, checked by the policy; the first URL's refusals are the caller's. */
+  async function resolveHop(target: CheckTarget, first: boolean, signal: AbortSignal): Promise<string> {
+    const abandoned = new Promise<never>((_, reject) =>
+      signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }),
+    );
+    let resolution: Awaited<ReturnType<typeof resolveTarget>>;
+    try {
+      resolution = await Promise.race([
+        resolveTarget(target.host, { resolver: options.resolver, policy: options.policy }),
+        abandoned,
+      ]);
+    } catch (error) {
+      if (signal.aborted)
+        throw new HttpCheckError('dns', `could not resolve ${target.host} within ${options.timeoutMs} ms`);
+      throw error;
+    }
+    if (resolution.ok) return resolution.address;
+    if (first && resolution.reason !== 'dns-failure') throw new HttpCheckRefusal(resolution.message);
+    if (resolution.reason === 'forbidden') {
+      throw new HttpCheckError('redirect', `the redirect to ${target.url.href} is refused: ${resolution.message}`);
+    }
+    throw new HttpCheckError('dns', resolution.message);
+  }
+
+  return {
+    async check(first, method) {
+      const signal = AbortSignal.timeout(options.timeoutMs);
+      const started = clock();
+      const redirects: HttpCheckResult['redirects'] = [];
+      let target = first;
+      for (;;) {
+        const hopStarted = clock();
+        const address = await resolveHop(target, redirects.length === 0, signal);
+        const resolved = clock();
+        const answer: ExchangeResult = await exchange(target, address, {
+          method,
+          maxBodyBytes: options.maxBodyBytes,
+          headersOnly: (status, headers) => REDIRECT_STATUSES.has(status) && header(headers, 'location') !== null,
+          signal,
+          timeoutMs: options.timeoutMs,
+          clock,
+          ...(options.trustedCertificates ? { ca: options.trustedCertificates } : {}),
+        });
+        const location = header(answer.headers, 'location');
+        if (REDIRECT_STATUSES.has(answer.status) && location !== null) {
+          redirects.push({ url: target.url.href, status: answer.status, location });
+          if (redirects.length > MAX_REDIRECTS) {
+            throw new HttpCheckError('redirect', `more than ${MAX_REDIRECTS} redirects`);
+          }
+          const next = redirectTarget(location, target.url, options.ports);
+          if (!next.ok) throw new HttpCheckError('redirect', `the redirect from ${target.url.href} ${next.reason}`);
+          target = next.target;
+          continue;
+        }
+        const finished = clock();
+        return {
+          url: target.url.href,
+          method,
+          address,
+          status: answer.status,
+          http_version: answer.httpVersion,
+          redirects,
+          headers: selectHeaders(answer.headers),
+          timings: {
+            dns: round(resolved - hopStarted),
+            tcp: round(answer.tcp),
+            tls: answer.tls === null ? null : round(answer.tls),
+            first_byte: round(answer.firstByte),
+            download: round(answer.download),
+            redirect: round(hopStarted - started),
+            total: round(finished - started),
+          },
+          body_bytes: answer.bodyBytes,
+          body_truncated: answer.bodyTruncated,
+          tls: answer.peer ? describePeer(answer.peer, target.host, now()) : null,
+        };
+      }
+    },
+  };
+}
