@@ -52,6 +52,10 @@ async function checkMail(resolver: Resolver, domain: string, selector: string | 
     try {
       return { result: await resolver.query(name, type), failure: null, error: null };
     } catch (error) {
+      // A name from a record (an SPF include, an MX host) that is no valid query name.
+      if (error instanceof RangeError) {
+        return { result: null, failure: `${name} cannot be looked up: ${error.message}`, error: null };
+      }
       if (!(error instanceof DnsError)) throw error;
       return { result: null, failure: `the lookup of ${name} ${type} failed: ${dnsFailureInWords(error)}`, error };
     }
