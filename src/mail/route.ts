@@ -33,7 +33,7 @@ const MailQuery = Type.Object({
   ),
 });
 
-const DESCRIPTION = `Mail authentication in one call: MX with addresses, SPF with its RFC 7208 lookup count, DMARC, a DKIM key, MTA-STS and TLS-RPT. Every lookup goes through the service's resolver and cache (\`DNS_SERVERS\`); the domain's own records are asked at once, then MX host addresses and SPF includes level by level. One call asks at most ${MAX_QUERIES_PER_CHECK} DNS questions and counts as ${MAIL_RATE_LIMIT_COST} requests against the rate limits. A domain that does not exist is a 200 with \`exists: false\`; 502 only when neither its MX nor its TXT lookup got an answer (SERVFAIL, timeout). Organisational-domain DMARC fallback and the MTA-STS policy file over HTTPS are not fetched.`;
+const DESCRIPTION = `Mail authentication in one call: MX with addresses, SPF with its RFC 7208 lookup count, DMARC, a DKIM key, MTA-STS and TLS-RPT. Every lookup goes through the service's resolver and cache (\`DNS_SERVERS\`); the domain's own records are asked at once, then MX host addresses and SPF includes level by level. One call asks at most ${MAX_QUERIES_PER_CHECK} DNS questions and counts as ${MAIL_RATE_LIMIT_COST} requests against the rate limits (a request refused for its domain or selector counts 1). A domain that does not exist is a 200 with \`exists: false\`; 502 only when neither its MX nor its TXT lookup got an answer (SERVFAIL, timeout). Organisational-domain DMARC fallback and the MTA-STS policy file over HTTPS are not fetched.`;
 
 /** The domain as a query name, or a 400 naming what is wrong. */
 function mailDomain(input: string): string {
@@ -65,11 +65,27 @@ function dkimSelector(input: string | undefined, domain: string): string | null 
   return selector;
 }
 
+/**
+ * What a request counts: MAIL_RATE_LIMIT_COST for a check, 1 for one refused for its domain or
+ * selector (it asks nothing; the handler gives the 400). Counted before the schema is applied,
+ * so the raw query is checked with the handler's own rules.
+ */
+export function mailRequestCost(query: unknown): number {
+  const { domain, dkim_selector: selector } = (query ?? {}) as Record<string, unknown>;
+  if (typeof domain !== 'string' || (selector !== undefined && typeof selector !== 'string')) return 1;
+  try {
+    dkimSelector(selector, mailDomain(domain));
+    return MAIL_RATE_LIMIT_COST;
+  } catch {
+    return 1;
+  }
+}
+
 export function registerMailRoute(app: FastifyInstance, checker: MailChecker): void {
   app.get<{ Querystring: { domain: string; dkim_selector?: string } }>(
     '/api/v1/mail',
     {
-      config: { rateLimitCost: () => MAIL_RATE_LIMIT_COST },
+      config: { rateLimitCost: (request) => mailRequestCost(request.query) },
       schema: {
         summary: 'Mail authentication of a domain: MX, SPF, DMARC, DKIM, MTA-STS, TLS-RPT',
         description: DESCRIPTION,

@@ -87,6 +87,19 @@ describe('/api/v1/mail limits', () => {
     assert.equal(next.headers['x-ratelimit-remaining'], String(100 - MAIL_RATE_LIMIT_COST - 1));
   });
 
+  it('counts a request refused for its domain or selector as 1: it asks nothing', async () => {
+    const { resolver } = tableResolver({});
+    const app = await buildTestApp({ RATE_LIMITS: 'public=100/500' }, { resolver });
+    const remaining: string[] = [];
+    for (const query of ['', 'domain=192.0.2.1', 'domain=example.com&dkim_selector=a..b', 'domain=a&domain=b']) {
+      const response = await app.inject({ url: `/api/v1/mail?${query}` });
+      assert.equal(response.statusCode, 400, query);
+      remaining.push(String(response.headers['x-ratelimit-remaining']));
+    }
+    await app.close();
+    assert.deepEqual(remaining, ['99', '98', '97', '96']);
+  });
+
   it(`asks at most ${MAX_QUERIES_PER_CHECK} DNS questions, however the SPF record is built, and says it stopped`, async () => {
     // 10 mx mechanisms, each naming 10 hosts: 10 x (1 + 20) = 210 questions without the cap.
     const spf = `v=spf1 ${Array.from({ length: 10 }, (_, index) => `mx:m${index}.example.com`).join(' ')} -all`;
