@@ -68,7 +68,7 @@ export const SpfSection = Type.Object(
         'Lookups that found no records or NXDOMAIN (section 4.6.4, limit 2): include/redirect targets, a and exists names, an mx name and each of its hosts without A or AAAA.',
     }),
     problems: problems(
-      'SPF: none, more than one record, syntax errors, +all (also in included records), more than 10 lookups or 2 void lookups (naming the term where a verifier stops), an include without an SPF record, loops, failed lookups',
+      'SPF: none, more than one record, syntax errors, +all (also in included records), more than 10 lookups or 2 void lookups or an mx name with more than 10 MX records (naming the term where a verifier stops), an include without an SPF record, loops, failed lookups',
     ),
   },
   { additionalProperties: false },

@@ -113,6 +113,9 @@ function countVoids(step: Step, lookup: Lookup, domain: string, state: State): b
       state.problems.push(
         `"${lookup.term}" in the record of ${domain}: ${lookup.target} has ${step.hosts.length} MX records, more than the ${SPF_MX_ADDRESS_LIMIT} a verifier may look up: permerror`,
       );
+      // The mx mechanism's permerror ends the check where it stands.
+      state.stopped = true;
+      return true;
     }
     step.counts.forEach((count, index) => {
       if (count === 0) voids.push(step.hosts?.[index] ?? '');

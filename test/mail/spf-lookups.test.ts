@@ -67,8 +67,9 @@ describe('countSpfLookups (RFC 7208 section 4.6.4)', () => {
     const hosts = Array.from({ length: 12 }, (_, index) => `mx${index}.example.com`);
     const addresses = Object.fromEntries(hosts.map((host) => [host, 1]));
     const { dns, asked } = tableDns({ mx: { 'example.com': hosts }, addresses });
-    const result = await count('example.com', 'v=spf1 mx -all', dns);
+    const result = await count('example.com', 'v=spf1 mx include:after.example -all', dns);
     assert.match(result.problems.join(), /12 MX records, more than the 10 a verifier may look up: permerror/);
+    assert.equal(result.lookups, 1, 'the permerror stops the count: the include after it is not reached');
     assert.equal(asked.filter((question) => question.startsWith('A+AAAA')).length, 10);
   });
 
