@@ -39,6 +39,8 @@ import type { CallerResolver } from './limits/caller.ts';
 import { createRateLimiter } from './limits/limiter.ts';
 import { registerRateLimiting } from './limits/rate-limit-hook.ts';
 import type { RateLimitStore } from './limits/store.ts';
+import { createMailChecker } from './mail/checker.ts';
+import { registerMailRoute } from './mail/route.ts';
 import { registerPingRoute } from './probes/ping/route.ts';
 import type { Spawner } from './probes/spawn/spawner.ts';
 import { createProbeRouteDeps } from './probes/stream/deps.ts';
@@ -216,6 +218,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       trustedCertificates: deps.trustedCertificates,
     }),
   );
+  registerMailRoute(app, createMailChecker(resolver));
   registerSslRoute(
     app,
     createTlsChecker({

@@ -1,0 +1,113 @@
+import { isIP } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { normaliseQueryName } from '../dns/names.ts';
+import { describeDnsFailure } from '../dns/route.ts';
+import { apiErrors } from '../http/errors.ts';
+import { commonErrorResponses, okResponse, upstreamErrorResponse } from '../http/schemas.ts';
+import { MAX_QUERIES_PER_CHECK, type MailChecker, MailLookupFailed } from './checker.ts';
+import { MailReport } from './report.ts';
+
+/**
+ * What one call counts against the caller's limits: it asks 6 to about 40 DNS questions (at most
+ * MAX_QUERIES_PER_CHECK), where /api/v1/dns asks one; 5 keeps a public caller's 100 an hour from
+ * becoming thousands of upstream queries while a whole check still costs less than asking its
+ * records one by one.
+ */
+export const MAIL_RATE_LIMIT_COST = 5;
+
+// RFC 6376 selectors are sub-domains; underscores are refused by the ABNF but used in the wild.
+const SELECTOR_LABEL = /^[a-z0-9][a-z0-9_-]{0,62}$/i;
+
+const MailQuery = Type.Object({
+  domain: Type.String({
+    description: 'The mail domain (IDN allowed, converted to punycode). Not an IP address.',
+    examples: ['example.com'],
+  }),
+  dkim_selector: Type.Optional(
+    Type.String({
+      description:
+        'A DKIM selector (the s= of a signature, e.g. `google`, `selector1`, `s1.mail`): its key at `<selector>._domainkey.<domain>` is checked.',
+      examples: ['selector1'],
+    }),
+  ),
+});
+
+const DESCRIPTION = `Mail authentication in one call: MX with addresses, SPF with its RFC 7208 lookup count, DMARC, a DKIM key, MTA-STS and TLS-RPT. Every lookup goes through the service's resolver and cache (\`DNS_SERVERS\`); the domain's own records are asked at once, then MX host addresses and SPF includes level by level. One call asks at most ${MAX_QUERIES_PER_CHECK} DNS questions and counts as ${MAIL_RATE_LIMIT_COST} requests against the rate limits (a request refused for its domain or selector counts 1). A domain that does not exist is a 200 with \`exists: false\`; 502 only when neither its MX nor its TXT lookup got an answer (SERVFAIL, timeout). Organisational-domain DMARC fallback and the MTA-STS policy file over HTTPS are not fetched.`;
+
+/** The domain as a query name, or a 400 naming what is wrong. */
+function mailDomain(input: string): string {
+  const trimmed = input.trim();
+  if (isIP(trimmed) !== 0) throw apiErrors.invalidParameter('domain', 'is an IP address; give a mail domain');
+  const name = normaliseQueryName(trimmed);
+  if (!name.ok) throw apiErrors.invalidParameter('domain', `must be a domain name (${name.reason})`);
+  if (name.name === '.') throw apiErrors.invalidParameter('domain', 'must be a domain name, not the root');
+  // The longest name the check asks must be a valid name too.
+  if (!normaliseQueryName(`_smtp._tls.${name.name}`).ok) {
+    throw apiErrors.invalidParameter('domain', 'is too long to have _smtp._tls and _dmarc records under it');
+  }
+  return name.name;
+}
+
+function dkimSelector(input: string | undefined, domain: string): string | null {
+  if (input === undefined) return null;
+  const selector = input.trim().toLowerCase();
+  const labels = selector.split('.');
+  if (selector === '' || !labels.every((label) => SELECTOR_LABEL.test(label))) {
+    throw apiErrors.invalidParameter(
+      'dkim_selector',
+      'must be a DKIM selector: dot-separated labels of letters, digits, - and _ (up to 63 each)',
+    );
+  }
+  if (!normaliseQueryName(`${selector}._domainkey.${domain}`).ok) {
+    throw apiErrors.invalidParameter('dkim_selector', 'makes <selector>._domainkey.<domain> longer than 253');
+  }
+  return selector;
+}
+
+/**
+ * What a request counts: MAIL_RATE_LIMIT_COST for a check, 1 for one refused for its domain or
+ * selector (it asks nothing; the handler gives the 400). Counted before the schema is applied,
+ * so the raw query is checked with the handler's own rules.
+ */
+export function mailRequestCost(query: unknown): number {
+  const { domain, dkim_selector: selector } = (query ?? {}) as Record<string, unknown>;
+  if (typeof domain !== 'string' || (selector !== undefined && typeof selector !== 'string')) return 1;
+  try {
+    dkimSelector(selector, mailDomain(domain));
+    return MAIL_RATE_LIMIT_COST;
+  } catch {
+    return 1;
+  }
+}
+
+export function registerMailRoute(app: FastifyInstance, checker: MailChecker): void {
+  app.get<{ Querystring: { domain: string; dkim_selector?: string } }>(
+    '/api/v1/mail',
+    {
+      config: { rateLimitCost: (request) => mailRequestCost(request.query) },
+      schema: {
+        summary: 'Mail authentication of a domain: MX, SPF, DMARC, DKIM, MTA-STS, TLS-RPT',
+        description: DESCRIPTION,
+        tags: ['mail'],
+        querystring: MailQuery,
+        response: {
+          200: okResponse(MailReport, 'The sections, each with found and problems.'),
+          ...commonErrorResponses,
+          ...upstreamErrorResponse,
+        },
+      },
+    },
+    async (request) => {
+      const domain = mailDomain(request.query.domain);
+      const selector = dkimSelector(request.query.dkim_selector, domain);
+      try {
+        return await checker.check(domain, selector);
+      } catch (error) {
+        if (error instanceof MailLookupFailed)
+          throw apiErrors.upstream(describeDnsFailure(domain, 'MX', error.dnsError));
+        throw error;
+      }
+    },
+  );
+}
