@@ -7,8 +7,17 @@
  */
 export type DnsErrorCode = 'SERVFAIL' | 'REFUSED' | 'TIMEOUT' | 'UNREACHABLE' | 'FORMERR' | 'NOTIMP' | 'BADRESPONSE';
 
-/** One try of one server, kept so an error can say what happened where. */
-export type DnsAttempt = { server: string; transport: 'udp' | 'tcp'; code: DnsErrorCode; detail?: string };
+/**
+ * One try of one server, kept so an error can say what happened where; `flags`, the reply's header
+ * bits, when the server did reply (SERVFAIL, REFUSED...).
+ */
+export type DnsAttempt = {
+  server: string;
+  transport: 'udp' | 'tcp';
+  code: DnsErrorCode;
+  detail?: string;
+  flags?: { rd: boolean; ra: boolean; ad: boolean; cd: boolean };
+};
 
 export class DnsError extends Error {
   readonly code: DnsErrorCode;
