@@ -4,6 +4,7 @@ import { accessSync, constants } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import type { DnsServer } from '../../src/dns/servers.ts';
+import { typeNumber } from '../../src/dns/types.ts';
 import { buildTestApp } from '../support/app.ts';
 import { findKnotd } from '../support/real-dns-server.ts';
 import { findUnbound, startValidatingResolver, type ValidatingResolver } from '../support/validating-resolver.ts';
@@ -108,7 +109,12 @@ describe('/api/v1/dns with dnssec=true behind a validating resolver, compared wi
     };
   };
   const rowsOf = (body: Awaited<ReturnType<typeof ask>>): Row[] =>
-    body.records.map((record) => ({ name: record.name, type: record.record_type, ttl: record.ttl, value: record.value }));
+    body.records.map((record) => ({
+      name: record.name,
+      type: record.record_type,
+      ttl: record.ttl,
+      value: record.value,
+    }));
 
   for (const [name, type, types] of SIGNED_QUESTIONS) {
     it(`${name} ${type}: the records and their RRSIGs as dig shows them, AD set`, async () => {
@@ -186,5 +192,85 @@ describe('the DNS cache keeps answers with and without DNSSEC records apart', { 
     assert.deepEqual([signedAgain.cached, types(signedAgain), signedAgain.ad], [true, ['A', 'RRSIG'], true]);
     const plainAgain = await ask(false);
     assert.deepEqual([plainAgain.cached, types(plainAgain), plainAgain.ad], [true, ['A'], undefined]);
+  });
+});
+
+describe('/api/v1/dns-json behind a validating resolver, compared with dig', { skip }, () => {
+  let dns: ValidatingResolver;
+  let app: Awaited<ReturnType<typeof buildTestApp>>;
+  before(async () => {
+    dns = await startValidatingResolver();
+    app = await buildTestApp({ DNS_SERVERS: `${dns.server.host}:${dns.server.port}`, DNS_CACHE_ENTRIES: '0' });
+  });
+  after(async () => {
+    await app?.close();
+    await dns?.stop();
+  });
+
+  type DohRecord = { name: string; type: number; TTL: number; data: string };
+  const ask = async (query: string) => {
+    const response = await app.inject({ url: `/api/v1/dns-json?${query}` });
+    assert.equal(response.statusCode, 200, response.body);
+    return response.json();
+  };
+  // `data` is dig's presentation as it is: trailing dots, quoted TXT strings, RRSIG times.
+  const asDohSet = (rows: { name: string; type: number; data: string }[]) =>
+    rows.map((row) => JSON.stringify([row.name, row.type, row.data])).sort();
+
+  for (const [name, type, types] of SIGNED_QUESTIONS) {
+    it(`${name} ${type} do=1: Answer field by field as dig prints it, AD set`, async () => {
+      const expected = await digRows(dns.authoritative, name, type, true);
+      const body = await ask(`name=${name}&type=${type}&do=1`);
+      assert.deepEqual([body.Status, body.TC, body.RD, body.RA, body.AD, body.CD], [0, false, true, true, true, false]);
+      assert.deepEqual(body.Question, [{ name: `${name}.`, type: typeNumber(type) }]);
+      assert.deepEqual(
+        asDohSet(body.Answer),
+        asDohSet(expected.map((row) => ({ name: row.name, type: typeNumber(row.type) ?? -1, data: row.value }))),
+      );
+      assert.deepEqual(
+        body.Answer.map((record: DohRecord) => record.type),
+        types.map(typeNumber),
+      );
+    });
+  }
+
+  it('do=0: no RRSIG, and AD still reported (the query sets AD, RFC 6840 §5.7)', async () => {
+    const body = await ask('name=secure.test&type=A');
+    assert.deepEqual([body.AD, body.Answer.map((record: DohRecord) => record.type)], [true, [1]]);
+  });
+
+  it('an unsigned zone: AD false', async () => {
+    const body = await ask('name=unsigned.test&type=TXT&do=1');
+    assert.deepEqual(
+      [body.Status, body.AD, body.Answer.map((record: DohRecord) => record.data)],
+      [0, false, ['"v=spf1 " "-all"']],
+    );
+  });
+
+  it('a bogus zone: Status 2 with a Comment; with cd=1 the data, AD false and CD true', async () => {
+    const failed = await ask('name=bogus.test&type=A&do=1');
+    assert.deepEqual([failed.Status, failed.AD, failed.Answer], [2, false, undefined]);
+    assert.match(failed.Comment, /SERVFAIL/);
+    const unchecked = await ask('name=bogus.test&type=A&do=1&cd=1');
+    assert.deepEqual([unchecked.Status, unchecked.AD, unchecked.CD], [0, false, true]);
+    assert.deepEqual(
+      unchecked.Answer.map((record: DohRecord) => [record.type, record.type === 1 ? record.data : '']),
+      [
+        [1, '192.0.2.50'],
+        [46, ''],
+      ],
+    );
+  });
+
+  it('NXDOMAIN in a signed zone: Status 3, AD, and the denial (SOA, NSEC, RRSIGs) in Authority', async () => {
+    const body = await ask('name=missing.secure.test&type=A&do=1');
+    assert.deepEqual([body.Status, body.AD, body.Answer], [3, true, undefined]);
+    const types = new Set(body.Authority.map((record: DohRecord) => record.type));
+    assert.deepEqual(
+      [...types].sort((a, b) => Number(a) - Number(b)),
+      [6, 46, 47],
+    );
+    const nsec = body.Authority.find((record: DohRecord) => record.type === 47);
+    assert.match(nsec.data, /^\S+\.secure\.test\. (?:[A-Z0-9]+ ?)+$/);
   });
 });
