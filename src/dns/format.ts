@@ -77,6 +77,12 @@ function formatRdata(record: DnsRecord, style: 'value' | 'master'): string {
     }
     case 'NSEC':
       return [name(record.data.nextDomain), ...record.data.types].join(' ');
+    case 'NSEC3': {
+      // RFC 5155 §3.3: the salt in hex, `-` when empty.
+      const nsec3 = record.data;
+      const fields = [nsec3.algorithm, nsec3.flags, nsec3.iterations, nsec3.saltHex || '-', nsec3.nextHashed];
+      return [...fields, ...nsec3.types].join(' ');
+    }
     case 'HTTPS':
     case 'SVCB':
       return [record.data.priority, name(record.data.target), ...record.data.params].join(' ');

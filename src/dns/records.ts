@@ -78,11 +78,23 @@ export type RecordData =
       };
     }
   | { type: 'NSEC'; data: { nextDomain: string; types: string[] } }
+  | {
+      type: 'NSEC3';
+      data: {
+        algorithm: number;
+        flags: number;
+        iterations: number;
+        saltHex: string;
+        /** The next hashed owner name in base32hex (RFC 4648 §7), as zone files write it. */
+        nextHashed: string;
+        types: string[];
+      };
+    }
   | { type: 'HTTPS' | 'SVCB'; data: SvcbData }
   /** Any other type: the raw RDATA in hex (RFC 3597), or `null` when the decoder gave no bytes. */
   | { type: OtherRecordType; data: { rdataHex: string | null } };
 
-type ModelledRecordType = QueryRecordType | 'DNAME' | 'RRSIG' | 'NSEC';
+type ModelledRecordType = QueryRecordType | 'DNAME' | 'RRSIG' | 'NSEC' | 'NSEC3';
 /** dns-packet names types it does not know `UNKNOWN_<number>`. */
 export type OtherRecordType = Exclude<RecordType, ModelledRecordType> | `UNKNOWN_${number}`;
 
@@ -199,6 +211,20 @@ function toRecordData(answer: Exclude<Answer, { type: 'OPT' }>): RecordData {
     }
     case 'NSEC':
       return { type: 'NSEC', data: { nextDomain: answer.data.nextDomain, types: answer.data.rrtypes.map(mnemonic) } };
+    case 'NSEC3': {
+      const nsec3 = answer.data;
+      return {
+        type: 'NSEC3',
+        data: {
+          algorithm: nsec3.algorithm,
+          flags: nsec3.flags,
+          iterations: nsec3.iterations,
+          saltHex: hex(nsec3.salt),
+          nextHashed: base32hex(nsec3.nextDomain),
+          types: nsec3.rrtypes.map(mnemonic),
+        },
+      };
+    }
     default: {
       const svcbType = recordTypeName(answer.type);
       const raw: unknown = (answer as { data: unknown }).data;
@@ -217,6 +243,25 @@ function toRecordData(answer: Exclude<Answer, { type: 'OPT' }>): RecordData {
 /** A type name from dns-packet as a mnemonic: the names it lacks put back, `TYPE<n>` (RFC 3597) for the rest. */
 function mnemonic(packetName: string): string {
   return recordTypeName(packetName).replace(/^UNKNOWN_/, 'TYPE');
+}
+
+const BASE32HEX = '0123456789ABCDEFGHIJKLMNOPQRSTUV';
+
+/** Base32 with the extended hex alphabet, unpadded (RFC 5155 §3.3): NSEC3 hashed owner names. */
+function base32hex(bytes: Buffer): string {
+  let text = '';
+  let buffer = 0;
+  let bits = 0;
+  for (const byte of bytes) {
+    buffer = ((buffer << 8) | byte) & 0xffff;
+    bits += 8;
+    while (bits >= 5) {
+      text += BASE32HEX[(buffer >> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  if (bits > 0) text += BASE32HEX[(buffer << (5 - bits)) & 31];
+  return text;
 }
 
 function hex(bytes: Buffer): string {

@@ -270,6 +270,47 @@ describe("dig's presentation form (DoH JSON data) beside the /dns value", () => 
   }
 });
 
+describe('NSEC3 (RFC 5155)', () => {
+  it('the example of RFC 5155 Appendix A, as dig prints it: salt in hex, the next hash in base32hex', () => {
+    const nsec3 = record({
+      type: 'NSEC3',
+      name: '0p9mhaveqvm6t7vbl5lop2u3t2rp3tom.example',
+      ttl: 3600,
+      class: 'IN',
+      data: {
+        algorithm: 1,
+        flags: 1,
+        iterations: 12,
+        salt: Buffer.from('aabbccdd', 'hex'),
+        nextDomain: Buffer.from('174eb2409fe28bcb4887a1836f957f0a8425e27b', 'hex'),
+        rrtypes: ['MX', 'DNSKEY', 'NS', 'SOA', 'NSEC3PARAM', 'RRSIG'],
+      },
+    });
+    assert.equal(
+      formatMasterRdata(nsec3),
+      '1 1 12 AABBCCDD 2T7B4G4VSA5SMI47K61MV5BV1A22BOJR MX DNSKEY NS SOA NSEC3PARAM RRSIG',
+    );
+  });
+
+  it('an empty salt is written -', () => {
+    const nsec3 = record({
+      type: 'NSEC3',
+      name: 'x.example',
+      ttl: 1,
+      class: 'IN',
+      data: {
+        algorithm: 1,
+        flags: 0,
+        iterations: 0,
+        salt: Buffer.alloc(0),
+        nextDomain: Buffer.from([0xff]),
+        rrtypes: ['A'],
+      },
+    });
+    assert.equal(formatMasterRdata(nsec3), '1 0 0 - VS A');
+  });
+});
+
 describe('RRSIGs beside the records they cover', () => {
   const a1 = record({ type: 'A', name: 'example.test', ttl: 1, class: 'IN', data: '192.0.2.1' });
   const a2 = record({ type: 'A', name: 'example.test', ttl: 1, class: 'IN', data: '192.0.2.2' });
