@@ -125,6 +125,8 @@ function toDohRecord(record: DnsRecord) {
 
 /** The answer in the DoH JSON schema; sections without records are left out, as both APIs do. */
 export function presentDohJson(name: string, type: number, answer: CachedAnswer) {
+  // Answers a shared (Redis) cache kept from before the reply's bits were stored have none: RD and
+  // RA as a recursive resolver's answer has them, and nothing claimed about validation.
   const flags = answer.flags ?? { rd: true, ra: true, ad: false, cd: false };
   return {
     Status: RCODES[answer.rcode] ?? 0,

@@ -1,3 +1,5 @@
+import type { ReplyFlags } from './message.ts';
+
 /**
  * Why a query got no usable answer. SERVFAIL, REFUSED, FORMERR and NOTIMP are the server's rcode;
  * TIMEOUT: no answer in time; UNREACHABLE: the server's port is closed (ICMP port unreachable) or
@@ -16,7 +18,7 @@ export type DnsAttempt = {
   transport: 'udp' | 'tcp';
   code: DnsErrorCode;
   detail?: string;
-  flags?: { rd: boolean; ra: boolean; ad: boolean; cd: boolean };
+  flags?: ReplyFlags;
 };
 
 export class DnsError extends Error {
