@@ -18,6 +18,7 @@ export const SYSTEM_PACKAGES = {
     { command: 'redis-server', package: 'redis-server', purpose: 'the Redis tests (REDIS_URL)' },
     { command: 'chromium', package: 'chromium', purpose: 'the dashboard and CORS tests in a browser' },
     { command: 'pg_ctlcluster', package: 'postgresql', purpose: 'the PostgreSQL tests (DATABASE_URL)' },
+    { command: 'unbound', package: 'unbound', purpose: 'the validating resolver of the DNSSEC tests' },
   ],
 } as const;
 

@@ -9,6 +9,7 @@ import { createBlacklistChecker } from './blacklist/checker.ts';
 import { registerBlacklistRoute } from './blacklist/route.ts';
 import type { Config } from './config.ts';
 import { noDnsCache } from './dns/cache.ts';
+import { registerDohJsonRoute } from './dns/doh-json-route.ts';
 import { createResolver, type Resolver } from './dns/resolver.ts';
 import { registerDnsRoute } from './dns/route.ts';
 import { createReadiness, type Readiness } from './health/readiness.ts';
@@ -184,6 +185,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const ipInfo = registerIpInfo(app, config, { resolver, ...(deps.ipData ? { store: deps.ipData } : {}) });
   registerTextRoutes(app, ipInfo);
   registerDnsRoute(app, resolver);
+  registerDohJsonRoute(app, resolver);
   registerBlacklistRoute(
     app,
     createBlacklistChecker({

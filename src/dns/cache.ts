@@ -1,4 +1,5 @@
 import type { TtlCache } from '../cache/ttl-cache.ts';
+import type { QueryFlags, ReplyFlags } from './message.ts';
 import type { DnsRecord } from './records.ts';
 
 /** What the resolver caches for one question: everything but the transport it came over. */
@@ -7,6 +8,11 @@ export type CachedAnswer = {
   answers: DnsRecord[];
   authority: DnsRecord[];
   server: string;
+  /**
+   * The reply's header bits; along a CNAME chain asked in several steps, AD only when every step
+   * had it. Optional: answers cached before the bits were kept have none.
+   */
+  flags?: ReplyFlags;
 };
 
 /**
@@ -19,8 +25,16 @@ export interface DnsCache {
   set(key: string, answer: CachedAnswer): Promise<void>;
 }
 
-export function cacheKey(name: string, type: string): string {
-  return `${name.toLowerCase()}|${type}`;
+/**
+ * One entry per question and per query bit that changes the answer: with DO the answer carries
+ * RRSIGs, with CD a validating resolver gives data it would refuse, with AD it reports validation.
+ * A plain question keeps the key it always had.
+ */
+export function cacheKey(name: string, type: string, flags: QueryFlags = {}): string {
+  const bits = [flags.dnssecOk ? 'do' : '', flags.checkingDisabled ? 'cd' : '', flags.authenticatedData ? 'ad' : '']
+    .filter(Boolean)
+    .join(',');
+  return `${name.toLowerCase()}|${type}${bits === '' ? '' : `|${bits}`}`;
 }
 
 export type CacheLimits = {

@@ -1,4 +1,5 @@
 import type { DnsRecord } from './records.ts';
+import { typeNumber } from './types.ts';
 
 /** Longest CNAME chain followed; resolvers use similar bounds (BIND: 16, Unbound: 11). */
 export const MAX_CNAME_HOPS = 10;
@@ -33,4 +34,23 @@ export function walkCnameChain(answers: readonly DnsRecord[], name: string, type
 
 export function sameName(a: string, b: string): boolean {
   return a.toLowerCase().replace(/\.$/, '') === b.toLowerCase().replace(/\.$/, '');
+}
+
+/**
+ * The records, each RRset followed by the RRSIGs in `answers` that cover it (same owner, type
+ * covered), as dig lists them. Signatures over anything else are left out, as the records are.
+ */
+export function withSignatures(records: readonly DnsRecord[], answers: readonly DnsRecord[]): DnsRecord[] {
+  const signed: DnsRecord[] = [];
+  records.forEach((record, index) => {
+    signed.push(record);
+    const next = records[index + 1];
+    if (next !== undefined && sameName(next.name, record.name) && next.type === record.type) return;
+    for (const signature of answers) {
+      if (signature.type === 'RRSIG' && sameName(signature.name, record.name)) {
+        if (typeNumber(signature.data.typeCovered) === typeNumber(record.type)) signed.push(signature);
+      }
+    }
+  });
+  return signed;
 }

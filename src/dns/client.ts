@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { type DnsAttempt, DnsError, type DnsErrorCode } from './errors.ts';
-import { checkReply, type DnsQuestion, type DnsReply, encodeQuery } from './message.ts';
+import { checkReply, type DnsQuestion, type DnsReply, encodeQuery, type ReplyFlags } from './message.ts';
 import type { DnsRecord } from './records.ts';
 import { type DnsServer, formatServer } from './servers.ts';
 import { createSocketTransport, type DnsTransport, type ExchangeOutcome } from './transport.ts';
@@ -10,6 +10,8 @@ export type DnsResponse = {
   rcode: 'NOERROR' | 'NXDOMAIN';
   answers: DnsRecord[];
   authority: DnsRecord[];
+  /** The reply's RD, RA, AD and CD bits. */
+  flags: ReplyFlags;
   /** The server that answered, as `host:port` / `[v6]:port`. */
   server: string;
   transport: 'udp' | 'tcp';
@@ -132,8 +134,11 @@ function toResponse(reply: DnsReply, server: string, transport: 'udp' | 'tcp'): 
   // the records are incomplete, whatever the rcode says.
   if (reply.truncated) return { server, transport, code: 'BADRESPONSE', detail: 'truncated over TCP' };
   if (reply.rcode === 'NOERROR' || reply.rcode === 'NXDOMAIN') {
-    return { rcode: reply.rcode, answers: reply.answers, authority: reply.authority, server, transport };
+    const { rcode, answers, authority, flags } = reply;
+    return { rcode, answers, authority, flags, server, transport };
   }
-  if (SERVER_FAILURES.has(reply.rcode)) return { server, transport, code: reply.rcode as DnsErrorCode };
+  if (SERVER_FAILURES.has(reply.rcode)) {
+    return { server, transport, code: reply.rcode as DnsErrorCode, flags: reply.flags };
+  }
   return { server, transport, code: 'BADRESPONSE', detail: `rcode ${reply.rcode}` };
 }

@@ -1,3 +1,5 @@
+import type { ReplyFlags } from './message.ts';
+
 /**
  * Why a query got no usable answer. SERVFAIL, REFUSED, FORMERR and NOTIMP are the server's rcode;
  * TIMEOUT: no answer in time; UNREACHABLE: the server's port is closed (ICMP port unreachable) or
@@ -7,8 +9,17 @@
  */
 export type DnsErrorCode = 'SERVFAIL' | 'REFUSED' | 'TIMEOUT' | 'UNREACHABLE' | 'FORMERR' | 'NOTIMP' | 'BADRESPONSE';
 
-/** One try of one server, kept so an error can say what happened where. */
-export type DnsAttempt = { server: string; transport: 'udp' | 'tcp'; code: DnsErrorCode; detail?: string };
+/**
+ * One try of one server, kept so an error can say what happened where; `flags`, the reply's header
+ * bits, when the server did reply (SERVFAIL, REFUSED...).
+ */
+export type DnsAttempt = {
+  server: string;
+  transport: 'udp' | 'tcp';
+  code: DnsErrorCode;
+  detail?: string;
+  flags?: ReplyFlags;
+};
 
 export class DnsError extends Error {
   readonly code: DnsErrorCode;

@@ -11,8 +11,23 @@ import type { DnsRecord } from './records.ts';
  *   (RFC 7208 §3.3) and DKIM read them; dig quotes each (`"v=spf1 " "-all"`). The record's `data`
  *   keeps the strings apart for a client that needs the boundaries.
  * - AAAA: RFC 5952 form, compressed and lower case.
+ *
  */
 export function formatRecordValue(record: DnsRecord): string {
+  return formatRdata(record, 'value');
+}
+
+/**
+ * The RDATA as dig and zone files print it (RFC 1035 §5.1), as the DoH JSON APIs of Google and
+ * Cloudflare show it in `data`: names with their trailing dot, each TXT character-string quoted;
+ * otherwise as formatRecordValue.
+ */
+export function formatMasterRdata(record: DnsRecord): string {
+  return formatRdata(record, 'master');
+}
+
+function formatRdata(record: DnsRecord, style: 'value' | 'master'): string {
+  const name = style === 'master' ? absoluteName : (text: string) => text;
   switch (record.type) {
     case 'A':
       return record.data;
@@ -24,17 +39,17 @@ export function formatRecordValue(record: DnsRecord): string {
     case 'DNAME':
     case 'NS':
     case 'PTR':
-      return record.data;
+      return name(record.data);
     case 'MX':
-      return `${record.data.preference} ${record.data.exchange}`;
+      return `${record.data.preference} ${name(record.data.exchange)}`;
     case 'TXT':
-      return record.data.join('');
+      return style === 'master' ? record.data.map(quote).join(' ') : record.data.join('');
     case 'SOA': {
       const soa = record.data;
-      return `${soa.mname} ${soa.rname} ${soa.serial} ${soa.refresh} ${soa.retry} ${soa.expire} ${soa.minimum}`;
+      return `${name(soa.mname)} ${name(soa.rname)} ${soa.serial} ${soa.refresh} ${soa.retry} ${soa.expire} ${soa.minimum}`;
     }
     case 'SRV':
-      return `${record.data.priority} ${record.data.weight} ${record.data.port} ${record.data.target}`;
+      return `${record.data.priority} ${record.data.weight} ${record.data.port} ${name(record.data.target)}`;
     case 'CAA':
       return `${record.data.flags} ${record.data.tag} ${quote(record.data.value)}`;
     case 'DS':
@@ -51,8 +66,26 @@ export function formatRecordValue(record: DnsRecord): string {
     case 'NAPTR': {
       const naptr = record.data;
       const texts = [naptr.flags, naptr.services, naptr.regexp].map(quote).join(' ');
-      return `${naptr.order} ${naptr.preference} ${texts} ${naptr.replacement || '.'}`;
+      return `${naptr.order} ${naptr.preference} ${texts} ${naptr.replacement ? name(naptr.replacement) : '.'}`;
     }
+    case 'RRSIG': {
+      const sig = record.data;
+      // RFC 4034 §3.2: the times as YYYYMMDDHHmmSS in UTC, as dig prints them.
+      const fields = [sig.typeCovered, sig.algorithm, sig.labels, sig.originalTtl];
+      const times = [signatureTime(sig.expiration), signatureTime(sig.inception)];
+      return [...fields, ...times, sig.keyTag, name(sig.signersName), sig.signatureBase64].join(' ');
+    }
+    case 'NSEC':
+      return [name(record.data.nextDomain), ...record.data.types].join(' ');
+    case 'NSEC3': {
+      // RFC 5155 §3.3: the salt in hex, `-` when empty.
+      const nsec3 = record.data;
+      const fields = [nsec3.algorithm, nsec3.flags, nsec3.iterations, nsec3.saltHex || '-', nsec3.nextHashed];
+      return [...fields, ...nsec3.types].join(' ');
+    }
+    case 'HTTPS':
+    case 'SVCB':
+      return [record.data.priority, name(record.data.target), ...record.data.params].join(' ');
     default:
       return formatUnknown(record.data);
   }
@@ -63,6 +96,15 @@ function formatUnknown(data: unknown): string {
   if (typeof rdataHex !== 'string') return '';
   // RFC 3597 §5: the generic presentation of RDATA of an unknown type.
   return `\\# ${rdataHex.length / 2}${rdataHex === '' ? '' : ` ${rdataHex}`}`;
+}
+
+/** A name as zone files write it: with the trailing dot (the root is `.`). */
+function absoluteName(text: string): string {
+  return text.endsWith('.') ? text : `${text}.`;
+}
+
+function signatureTime(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().replace(/[-:T]/g, '').slice(0, 14);
 }
 
 function quote(text: string): string {

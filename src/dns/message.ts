@@ -1,13 +1,27 @@
 import dnsPacket, { type Answer, type RecordType } from 'dns-packet';
 import { type DnsRecord, toDnsRecord } from './records.ts';
+import { packetTypeName, typeNumber } from './types.ts';
 
-export type DnsQuestion = { name: string; type: string };
+/**
+ * The header and EDNS bits a query may set beyond RD. `dnssecOk`: the DO bit (RFC 3225), asking
+ * for RRSIG and the other DNSSEC records; `checkingDisabled`: CD (RFC 4035 §3.2.2), asking a
+ * validating resolver for the data even when it does not validate; `authenticatedData`: AD in the
+ * query (RFC 6840 §5.7), asking the resolver to say whether it validated the answer without the
+ * DNSSEC records DO would bring.
+ */
+export type QueryFlags = { dnssecOk?: boolean; checkingDisabled?: boolean; authenticatedData?: boolean };
+
+export type DnsQuestion = { name: string; type: string; flags?: QueryFlags };
+
+/** The header bits of a reply a caller may report (the DoH JSON answer does). */
+export type ReplyFlags = { rd: boolean; ra: boolean; ad: boolean; cd: boolean };
 
 /** A reply that matched its question, reduced to what the resolver uses. */
 export type DnsReply = {
   rcode: string;
   truncated: boolean;
   authoritative: boolean;
+  flags: ReplyFlags;
   answers: DnsRecord[];
   authority: DnsRecord[];
 };
@@ -19,13 +33,26 @@ export const EDNS_UDP_PAYLOAD_SIZE = 1232;
 
 /** A recursive query (RD set) for one question, class IN, with an EDNS0 OPT record. */
 export function encodeQuery(id: number, question: DnsQuestion): Buffer {
+  const asked = question.flags ?? {};
+  const headerFlags =
+    dnsPacket.RECURSION_DESIRED |
+    (asked.checkingDisabled ? dnsPacket.CHECKING_DISABLED : 0) |
+    (asked.authenticatedData ? dnsPacket.AUTHENTIC_DATA : 0);
+  const ednsFlags = asked.dnssecOk ? dnsPacket.DNSSEC_OK : 0;
   return dnsPacket.encode({
     type: 'query',
     id,
-    flags: dnsPacket.RECURSION_DESIRED,
-    questions: [{ name: question.name, type: question.type as RecordType, class: 'IN' }],
+    flags: headerFlags,
+    questions: [{ name: question.name, type: packetTypeName(question.type) as RecordType, class: 'IN' }],
     additionals: [
-      { type: 'OPT', name: '.', udpPayloadSize: EDNS_UDP_PAYLOAD_SIZE, extendedRcode: 0, ednsVersion: 0, flags: 0 },
+      {
+        type: 'OPT',
+        name: '.',
+        udpPayloadSize: EDNS_UDP_PAYLOAD_SIZE,
+        extendedRcode: 0,
+        ednsVersion: 0,
+        flags: ednsFlags,
+      },
     ] as unknown as Answer[],
   });
 }
@@ -55,7 +82,9 @@ export function checkReply(bytes: Buffer, id: number, question: DnsQuestion): Re
     if (asked.name.toLowerCase() !== question.name.toLowerCase()) {
       return { kind: 'mismatch', why: `question name ${asked.name}` };
     }
-    if (asked.type !== question.type) return { kind: 'mismatch', why: `question type ${asked.type}` };
+    if (typeNumber(asked.type) !== typeNumber(question.type)) {
+      return { kind: 'mismatch', why: `question type ${asked.type}` };
+    }
     if ((asked.class ?? 'IN') !== 'IN') return { kind: 'mismatch', why: `question class ${asked.class}` };
   }
   return {
@@ -64,6 +93,7 @@ export function checkReply(bytes: Buffer, id: number, question: DnsQuestion): Re
       rcode,
       truncated: packet.flag_tc,
       authoritative: packet.flag_aa,
+      flags: { rd: packet.flag_rd, ra: packet.flag_ra, ad: packet.flag_ad, cd: packet.flag_cd },
       answers: toRecords(packet.answers),
       authority: toRecords(packet.authorities),
     },

@@ -1,4 +1,6 @@
 import type { Answer, RecordType } from 'dns-packet';
+import { decodeSvcbRdata, type SvcbData } from './svcb.ts';
+import { recordTypeName } from './types.ts';
 
 /**
  * The record types a user may ask for. The resolver can carry others (they come back as
@@ -12,6 +14,7 @@ export const QUERY_RECORD_TYPES = [
   'DNSKEY',
   'DS',
   'HINFO',
+  'HTTPS',
   'MX',
   'NAPTR',
   'NS',
@@ -19,6 +22,7 @@ export const QUERY_RECORD_TYPES = [
   'SOA',
   'SRV',
   'SSHFP',
+  'SVCB',
   'TLSA',
   'TXT',
 ] as const;
@@ -57,10 +61,40 @@ export type RecordData =
       type: 'NAPTR';
       data: { order: number; preference: number; flags: string; services: string; regexp: string; replacement: string };
     }
+  | {
+      type: 'RRSIG';
+      data: {
+        /** The type the signature covers, as a mnemonic (`TYPE<n>` when it has none). */
+        typeCovered: string;
+        algorithm: number;
+        labels: number;
+        originalTtl: number;
+        /** Seconds since 1970 (RFC 4034 §3.1.5), as sent. */
+        expiration: number;
+        inception: number;
+        keyTag: number;
+        signersName: string;
+        signatureBase64: string;
+      };
+    }
+  | { type: 'NSEC'; data: { nextDomain: string; types: string[] } }
+  | {
+      type: 'NSEC3';
+      data: {
+        algorithm: number;
+        flags: number;
+        iterations: number;
+        saltHex: string;
+        /** The next hashed owner name in base32hex (RFC 4648 §7), as zone files write it. */
+        nextHashed: string;
+        types: string[];
+      };
+    }
+  | { type: 'HTTPS' | 'SVCB'; data: SvcbData }
   /** Any other type: the raw RDATA in hex (RFC 3597), or `null` when the decoder gave no bytes. */
   | { type: OtherRecordType; data: { rdataHex: string | null } };
 
-type ModelledRecordType = QueryRecordType | 'DNAME';
+type ModelledRecordType = QueryRecordType | 'DNAME' | 'RRSIG' | 'NSEC' | 'NSEC3';
 /** dns-packet names types it does not know `UNKNOWN_<number>`. */
 export type OtherRecordType = Exclude<RecordType, ModelledRecordType> | `UNKNOWN_${number}`;
 
@@ -158,13 +192,76 @@ function toRecordData(answer: Exclude<Answer, { type: 'OPT' }>): RecordData {
       return { type: 'HINFO', data: { cpu: answer.data.cpu, os: answer.data.os } };
     case 'NAPTR':
       return { type: 'NAPTR', data: { ...answer.data } };
+    case 'RRSIG': {
+      const sig = answer.data;
+      return {
+        type: 'RRSIG',
+        data: {
+          typeCovered: mnemonic(sig.typeCovered),
+          algorithm: sig.algorithm,
+          labels: sig.labels,
+          originalTtl: sig.originalTTL,
+          expiration: sig.expiration,
+          inception: sig.inception,
+          keyTag: sig.keyTag,
+          signersName: sig.signersName,
+          signatureBase64: sig.signature.toString('base64'),
+        },
+      };
+    }
+    case 'NSEC':
+      return { type: 'NSEC', data: { nextDomain: answer.data.nextDomain, types: answer.data.rrtypes.map(mnemonic) } };
+    case 'NSEC3': {
+      const nsec3 = answer.data;
+      return {
+        type: 'NSEC3',
+        data: {
+          algorithm: nsec3.algorithm,
+          flags: nsec3.flags,
+          iterations: nsec3.iterations,
+          saltHex: hex(nsec3.salt),
+          nextHashed: base32hex(nsec3.nextDomain),
+          types: nsec3.rrtypes.map(mnemonic),
+        },
+      };
+    }
     default: {
+      const svcbType = recordTypeName(answer.type);
+      const raw: unknown = (answer as { data: unknown }).data;
+      if ((svcbType === 'HTTPS' || svcbType === 'SVCB') && Buffer.isBuffer(raw)) {
+        const svcb = decodeSvcbRdata(raw);
+        // RDATA that does not parse is shown as it came, in RFC 3597's generic form.
+        if (svcb !== undefined) return { type: svcbType, data: svcb };
+      }
       // Types dns-packet does not decode arrive as the raw RDATA Buffer; decoded ones we do not
       // model (RRSIG, NSEC, ...) have no bytes left to show.
-      const data: unknown = (answer as { data: unknown }).data;
-      return { type: answer.type as OtherRecordType, data: { rdataHex: Buffer.isBuffer(data) ? hex(data) : null } };
+      return { type: answer.type as OtherRecordType, data: { rdataHex: Buffer.isBuffer(raw) ? hex(raw) : null } };
     }
   }
+}
+
+/** A type name from dns-packet as a mnemonic: the names it lacks put back, `TYPE<n>` (RFC 3597) for the rest. */
+function mnemonic(packetName: string): string {
+  return recordTypeName(packetName).replace(/^UNKNOWN_/, 'TYPE');
+}
+
+const BASE32HEX = '0123456789ABCDEFGHIJKLMNOPQRSTUV';
+
+/** Base32 with the extended hex alphabet, unpadded (RFC 5155 §3.3): NSEC3 hashed owner names. */
+function base32hex(bytes: Buffer): string {
+  let text = '';
+  let buffer = 0;
+  let bits = 0;
+  for (const byte of bytes) {
+    buffer = ((buffer << 8) | byte) & 0xffff;
+    bits += 8;
+    while (bits >= 5) {
+      text += BASE32HEX[(buffer >> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  if (bits > 0) text += BASE32HEX[(buffer << (5 - bits)) & 31];
+  return text;
 }
 
 function hex(bytes: Buffer): string {

@@ -1,24 +1,37 @@
 import { isIP } from 'node:net';
 import { type CachedAnswer, cacheKey, createMemoryDnsCache, type DnsCache } from './cache.ts';
-import { MAX_CNAME_HOPS, sameName, walkCnameChain } from './chain.ts';
+import { MAX_CNAME_HOPS, sameName, walkCnameChain, withSignatures } from './chain.ts';
 import { createDnsClient, type DnsClient, type DnsTiming, timingOf } from './client.ts';
 import { DnsError } from './errors.ts';
+import type { QueryFlags } from './message.ts';
 import { normaliseQueryName, toPtrName } from './names.ts';
-import { isQueryRecordType, type QueryRecordType } from './records.ts';
+import type { QueryRecordType } from './records.ts';
 import type { DnsServer } from './servers.ts';
 import type { DnsTransport } from './transport.ts';
+import { queryableType } from './types.ts';
 
 export type QueryResult = CachedAnswer & { fromCache: boolean };
 
 export type ResolvedAddress = { address: string; family: 4 | 6 };
 
+export type QueryOptions = {
+  /** Bounds both one try and the whole query (a blacklist's per-list budget). */
+  timeoutMs?: number;
+  /**
+   * DO, CD and AD bits for the query. With DO, the RRSIGs covering the records (and the CNAMEs on
+   * the way) follow the records they sign, and `flags.ad` says whether the resolver validated them.
+   */
+  flags?: QueryFlags;
+};
+
 export type Resolver = {
   /**
    * The records of `type` for `name`, preceded by the CNAMEs leading to them (in order); the
    * authority section for negative answers. Throws DnsError when no server answers usably, and
-   * RangeError for a name or type the caller should have validated (normaliseQueryName).
+   * RangeError for a name or type the caller should have validated (normaliseQueryName,
+   * queryableType: a QueryRecordType, or any other type by mnemonic, `TYPE<n>` or number).
    */
-  query(name: string, type: QueryRecordType, options?: { timeoutMs?: number }): Promise<QueryResult>;
+  query(name: string, type: QueryRecordType | (string & {}), options?: QueryOptions): Promise<QueryResult>;
   /**
    * The addresses to connect to for `name`, following CNAMEs; an IP literal is returned as it is
    * (or not at all when of the other family). Empty when the name has none (or does not exist).
@@ -62,14 +75,19 @@ export function createResolver(options: ResolverOptions): Resolver {
   // or many clients asking for one popular name).
   const inFlight = new Map<string, Promise<CachedAnswer>>();
 
-  async function lookup(name: string, type: string, override?: Partial<DnsTiming>): Promise<QueryResult> {
-    const key = cacheKey(name, type);
+  async function lookup(
+    name: string,
+    type: string,
+    override?: Partial<DnsTiming>,
+    flags: QueryFlags = {},
+  ): Promise<QueryResult> {
+    const key = cacheKey(name, type, flags);
     const cached = await cache.get(key);
     if (cached !== undefined) return { ...cached, fromCache: true };
     let pending = inFlight.get(key);
     if (pending === undefined) {
-      pending = resolveWithChain(client, name, type, override, timingOf(timing, override).deadlineMs).finally(() =>
-        inFlight.delete(key),
+      pending = resolveWithChain(client, name, type, override, timingOf(timing, override).deadlineMs, flags).finally(
+        () => inFlight.delete(key),
       );
       inFlight.set(key, pending);
       const answer = await pending;
@@ -79,18 +97,15 @@ export function createResolver(options: ResolverOptions): Resolver {
     return { ...(await pending), fromCache: false };
   }
 
-  async function query(
-    name: string,
-    type: QueryRecordType,
-    queryOptions: { timeoutMs?: number } = {},
-  ): Promise<QueryResult> {
-    if (!isQueryRecordType(type)) throw new RangeError(`unsupported record type ${type}`);
+  async function query(name: string, type: string, queryOptions: QueryOptions = {}): Promise<QueryResult> {
+    const asked = queryableType(type);
+    if (asked === undefined) throw new RangeError(`unsupported record type ${type}`);
     const normalised = normaliseQueryName(name);
     if (!normalised.ok) throw new RangeError(normalised.reason);
     const { timeoutMs } = queryOptions;
     // A caller's bound (a blacklist's per-list budget) caps both one try and the whole query.
     const override = timeoutMs === undefined ? undefined : { tryTimeoutMs: timeoutMs, deadlineMs: timeoutMs };
-    return lookup(normalised.name, type, override);
+    return lookup(normalised.name, asked, override, queryOptions.flags);
   }
 
   async function resolveAddresses(name: string, family: 4 | 6 | 'any' = 'any'): Promise<ResolvedAddress[]> {
@@ -140,8 +155,11 @@ async function resolveWithChain(
   type: string,
   timing: Partial<DnsTiming> | undefined,
   deadlineMs: number,
+  flags: QueryFlags,
 ): Promise<CachedAnswer> {
   const collected: CachedAnswer['answers'] = [];
+  // AD holds for the whole answer only if every step of the chain had it.
+  let authenticated = true;
   const visited = new Set<string>();
   // The whole chain shares the query's bound: each step gets what is left of it, not a bound of its
   // own (eleven slow steps of a dangling chain took 16.5 s against a 6 s bound).
@@ -154,7 +172,7 @@ async function resolveWithChain(
       throw new DnsError('TIMEOUT', `TIMEOUT for ${name} ${type}: the CNAME chain was still unresolved at ${current}`);
     }
     const response = await client
-      .exchange({ name: current, type }, { ...timing, deadlineMs: remainingMs })
+      .exchange({ name: current, type, flags }, { ...timing, deadlineMs: remainingMs })
       .catch((error: unknown) => {
         // A failure after the first step names the question asked, and where the chain had got to.
         if (!(error instanceof DnsError) || current === name) throw error;
@@ -165,12 +183,15 @@ async function resolveWithChain(
         );
       });
     const walk = walkCnameChain(response.answers, current, type);
-    collected.push(...walk.chain, ...walk.records);
-    const answer = {
+    const found = [...walk.chain, ...walk.records];
+    collected.push(...(flags.dnssecOk ? withSignatures(found, response.answers) : found));
+    authenticated &&= response.flags.ad;
+    const answer: CachedAnswer = {
       rcode: response.rcode,
       answers: collected,
       authority: response.authority,
       server: response.server,
+      flags: { ...response.flags, ad: authenticated },
     };
     const dangling =
       walk.records.length === 0 &&

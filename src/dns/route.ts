@@ -4,21 +4,45 @@ import { Type } from 'typebox';
 import { apiErrors } from '../http/errors.ts';
 import { commonErrorResponses, okResponse, upstreamErrorResponse } from '../http/schemas.ts';
 import { DnsError, dnsFailureInWords } from './errors.ts';
+import { parseFlagParam } from './flag-param.ts';
 import { formatRecordValue } from './format.ts';
 import { normaliseQueryName, toPtrName } from './names.ts';
 import type { QueryResult, Resolver } from './resolver.ts';
 
 /** The record types of the API contract (the resolver itself carries more). */
-export const API_RECORD_TYPES = ['A', 'AAAA', 'MX', 'NS', 'TXT', 'CNAME', 'SOA', 'PTR', 'SRV'] as const;
+export const API_RECORD_TYPES = [
+  'A',
+  'AAAA',
+  'MX',
+  'NS',
+  'TXT',
+  'CNAME',
+  'SOA',
+  'PTR',
+  'SRV',
+  'DS',
+  'DNSKEY',
+  'CAA',
+  'HTTPS',
+  'SVCB',
+  'TLSA',
+] as const;
 type ApiRecordType = (typeof API_RECORD_TYPES)[number];
 
 const VALUE_FORMATS = `Values are close to what \`dig +short\` prints, without trailing dots:
 A \`192.0.2.1\`; AAAA compressed lower case \`2001:db8::1\`; MX \`10 mx.example.com\`; NS, CNAME and PTR the
 target name; TXT the record's character-strings joined as sent, without separators or quotes (as SPF and
-DKIM read them; a string that is not UTF-8 in DNS presentation form, \`\\DDD\` per byte outside printable ASCII); SOA \`mname rname serial refresh retry expire minimum\`; SRV \`priority weight port target\`.
+DKIM read them; a string that is not UTF-8 in DNS presentation form, \`\\DDD\` per byte outside printable ASCII); SOA \`mname rname serial refresh retry expire minimum\`; SRV \`priority weight port target\`;
+DS \`key-tag algorithm digest-type DIGEST\` (digest in upper-case hex); DNSKEY \`flags 3 algorithm key\` (key in
+base64); CAA \`flags tag "value"\`; TLSA \`usage selector matching-type DATA\` (upper-case hex); HTTPS and SVCB
+\`priority target params\`, the params as RFC 9460 writes them (\`alpn="h2,h3"\`, \`port=8443\`, \`ipv4hint=192.0.2.1\`,
+\`ech=<base64>\`, \`ipv6hint=2001:db8::1\`, \`mandatory=alpn\`, \`no-default-alpn\`, \`key<n>="..."\`), the target \`.\` for
+the owner itself; RRSIG (with \`dnssec=true\`) \`type-covered algorithm labels original-ttl expiration inception
+key-tag signer signature\` with the times as \`YYYYMMDDHHmmSS\` UTC and the signature in base64.
 Names keep the case the server sent. \`records\` holds every answer record of the asked type and, before
 them, the CNAMEs on the way (their \`record_type\` is CNAME), each with its TTL as the resolver reports it
-(counted down while cached). NXDOMAIN and "no records of this type" are answers (200, \`records: []\`,
+(counted down while cached). With \`dnssec=true\` the query sets the DO bit: each RRset is followed by the RRSIGs
+that cover it (\`record_type\` RRSIG), and \`ad\` reports the resolver's Authenticated Data flag. NXDOMAIN and "no records of this type" are answers (200, \`records: []\`,
 \`status\` says which); SERVFAIL, REFUSED, timeouts and unreachable servers are 502.`;
 
 export const DnsAnswer = Type.Object(
@@ -38,6 +62,12 @@ export const DnsAnswer = Type.Object(
       }),
     ),
     cached: Type.Boolean({ description: "True when the answer came from the service's DNS cache." }),
+    ad: Type.Optional(
+      Type.Boolean({
+        description:
+          "With dnssec=true only: the resolver's AD (Authenticated Data) flag, true when it validated every record of the answer with DNSSEC (along a CNAME chain asked in steps, every step). Only as trustworthy as the path to the resolver in DNS_SERVERS.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -52,6 +82,13 @@ const DnsQuery = Type.Object({
     description: `One of ${API_RECORD_TYPES.join(', ')} (case-insensitive).`,
     examples: ['MX'],
   }),
+  dnssec: Type.Optional(
+    Type.String({
+      description:
+        'true (or 1) to ask for DNSSEC records (the DO bit): RRSIGs among `records`, and `ad` in the answer. false, 0 or absent: a plain query.',
+      examples: ['true'],
+    }),
+  ),
 });
 
 export function describeDnsFailure(host: string, type: string, error: DnsError): string {
@@ -74,8 +111,8 @@ function queryName(host: string, type: ApiRecordType): string {
   return name.name;
 }
 
-export function presentDnsAnswer(host: string, type: ApiRecordType, result: QueryResult) {
-  return {
+export function presentDnsAnswer(host: string, type: ApiRecordType, result: QueryResult, dnssec = false) {
+  const answer = {
     host,
     record_type: type,
     status: result.rcode,
@@ -87,10 +124,11 @@ export function presentDnsAnswer(host: string, type: ApiRecordType, result: Quer
     })),
     cached: result.fromCache,
   };
+  return dnssec ? { ...answer, ad: result.flags?.ad ?? false } : answer;
 }
 
 export function registerDnsRoute(app: FastifyInstance, resolver: Resolver): void {
-  app.get<{ Querystring: { host: string; record_type: string } }>(
+  app.get<{ Querystring: { host: string; record_type: string; dnssec?: string } }>(
     '/api/v1/dns',
     {
       schema: {
@@ -110,9 +148,11 @@ export function registerDnsRoute(app: FastifyInstance, resolver: Resolver): void
       if (!API_RECORD_TYPES.includes(type)) {
         throw apiErrors.invalidParameter('record_type', `must be one of ${API_RECORD_TYPES.join(', ')}`);
       }
+      const dnssec = parseFlagParam('dnssec', request.query.dnssec);
       const name = queryName(request.query.host, type);
       try {
-        return presentDnsAnswer(name, type, await resolver.query(name, type));
+        const options = dnssec ? { flags: { dnssecOk: true } } : {};
+        return presentDnsAnswer(name, type, await resolver.query(name, type, options), dnssec);
       } catch (error) {
         if (error instanceof DnsError) throw apiErrors.upstream(describeDnsFailure(name, type, error));
         throw error;

@@ -319,7 +319,7 @@ test('issue 18: an unknown query parameter is a 400 naming it and listing the va
     const typo = await app.inject({ url: '/api/v1/dns?hots=example.com&record_type=A' });
     assert.equal(
       typo.json().error,
-      "Unknown query parameter 'hots': GET /api/v1/dns takes only 'host', 'record_type'.",
+      "Unknown query parameter 'hots': GET /api/v1/dns takes only 'host', 'record_type', 'dnssec'.",
     );
     const several = await app.inject({ url: '/api/v1/ping?host=127.0.0.1&count=2&size=100&ttl=3' });
     assert.equal(several.statusCode, 400);

@@ -32,9 +32,19 @@ export function findKnotd(): string | null {
   return null;
 }
 
-/** knotd's configuration: listen on loopback only, keep every file in `dir`, never write zones back. */
-export function buildKnotConfig(options: { port: number; dir: string; zones: readonly string[] }): string {
-  const zones = options.zones.map((zone) => `  - domain: ${zone}\n`).join('');
+/**
+ * knotd's configuration: listen on loopback only, keep every file in `dir`, never write zones back.
+ * Zones in `signed` are signed by knotd as it loads them (ECDSA P-256, NSEC; keys made in `dir`).
+ */
+export function buildKnotConfig(options: {
+  port: number;
+  dir: string;
+  zones: readonly string[];
+  signed?: readonly string[];
+}): string {
+  const signed = new Set(options.signed ?? []);
+  const signing = '    dnssec-signing: on\n    dnssec-policy: test\n';
+  const zones = options.zones.map((zone) => `  - domain: ${zone}\n${signed.has(zone) ? signing : ''}`).join('');
   return `server:
   listen: 127.0.0.1@${options.port}
   rundir: "${options.dir}/run"
@@ -43,6 +53,10 @@ log:
     any: warning
 database:
   storage: "${options.dir}/db"
+policy:
+  - id: test
+    algorithm: ecdsap256sha256
+    nsec3: off
 template:
   - id: default
     storage: "${options.dir}/zones"
@@ -54,7 +68,10 @@ zone:
 ${zones}`;
 }
 
-export async function startRealDnsServer(zones: readonly string[] = FIXTURE_ZONES): Promise<RealDnsServer> {
+export async function startRealDnsServer(
+  zones: readonly string[] = FIXTURE_ZONES,
+  options: { signed?: readonly string[] } = {},
+): Promise<RealDnsServer> {
   const knotd = findKnotd();
   if (knotd === null) throw new Error('knotd is not installed (apt-get install knot)');
   const dir = await mkdtemp(path.join(tmpdir(), 'netinfo-knot-'));
@@ -64,7 +81,7 @@ export async function startRealDnsServer(zones: readonly string[] = FIXTURE_ZONE
   }
   const port = await findFreePort();
   const configPath = path.join(dir, 'knot.conf');
-  await writeFile(configPath, buildKnotConfig({ port, dir, zones }));
+  await writeFile(configPath, buildKnotConfig({ port, dir, zones, ...options }));
 
   const child = spawn(knotd, ['-c', configPath], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
@@ -86,7 +103,7 @@ export async function startRealDnsServer(zones: readonly string[] = FIXTURE_ZONE
 }
 
 /** A port free for both UDP and TCP on 127.0.0.1 (another process could still take it; rare). */
-async function findFreePort(): Promise<number> {
+export async function findFreePort(): Promise<number> {
   for (let attempt = 0; attempt < 20; attempt++) {
     const port = await new Promise<number>((resolve, reject) => {
       const probe = net.createServer();
@@ -108,7 +125,7 @@ async function findFreePort(): Promise<number> {
   throw new Error('no free port found');
 }
 
-async function waitUntilAnswering(server: DnsServer, zone: string, child: ChildProcess): Promise<void> {
+export async function waitUntilAnswering(server: DnsServer, zone: string, child: ChildProcess): Promise<void> {
   const client = createDnsClient({ servers: [server], timing: { tryTimeoutMs: 200, deadlineMs: 200 } });
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
@@ -123,7 +140,7 @@ async function waitUntilAnswering(server: DnsServer, zone: string, child: ChildP
   throw new Error('no answer within 10 s');
 }
 
-async function stopChild(child: ChildProcess): Promise<void> {
+export async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill('SIGTERM');
