@@ -227,9 +227,10 @@ describe('GET /api/v1/http', { skip }, () => {
     for (const value of [lookup, tcp, tls, first_byte, download, redirect, total]) assert.ok(value >= 0, String(value));
     assert.equal(redirect, 0);
     assert.ok(tls > 0, 'a handshake takes time');
-    // The phases follow one another: together they are the total (to rounding and a turn of the loop).
+    // The phases follow one another: together they are the total, to rounding and the turns of the
+    // event loop between them (which a busy machine stretches: the bound is loose, not a speed test).
     const phases = lookup + tcp + tls + first_byte + download;
-    assert.ok(total + 0.05 >= phases && total - phases < 5, JSON.stringify(body.timings));
+    assert.ok(total + 0.05 >= phases && total - phases < Math.max(5, total / 2), JSON.stringify(body.timings));
     assert.ok(seen.h2.includes('GET /ok'));
   });
 
