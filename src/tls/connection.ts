@@ -63,7 +63,7 @@ export function handshakeFailure(error: NodeJS.ErrnoException, where: string): T
 }
 
 /** A TCP connection to the endpoint, with the STARTTLS exchange done when one is asked for. */
-async function openTransport(endpoint: Endpoint, signal: AbortSignal, timeoutMs: number): Promise<net.Socket> {
+export async function openTransport(endpoint: Endpoint, signal: AbortSignal, timeoutMs: number): Promise<net.Socket> {
   const where = describeEndpoint(endpoint);
   const socket = net.connect({ host: endpoint.address, port: endpoint.port });
   try {

@@ -98,13 +98,13 @@ function readChain(leaf: X509Certificate): X509Certificate[] {
   return chain;
 }
 
-async function handshake(endpoint: Endpoint, options: TlsCheckerOptions, signal: AbortSignal): Promise<Handshake> {
-  const { socket, ocspResponse } = await startTls(
-    endpoint,
-    options.trustedCertificates ? { ca: [...options.trustedCertificates] } : {},
-    signal,
-    options.timeoutMs,
-  );
+async function handshake(
+  endpoint: Endpoint,
+  context: tls.SecureContext,
+  options: TlsCheckerOptions,
+  signal: AbortSignal,
+): Promise<Handshake> {
+  const { socket, ocspResponse } = await startTls(endpoint, { secureContext: context }, signal, options.timeoutMs);
   try {
     const leaf = socket.getPeerX509Certificate();
     if (!leaf) throw new TlsCheckError('handshake', `${endpoint.host} completed the handshake without a certificate`);
@@ -168,6 +168,8 @@ export function createTlsChecker(options: TlsCheckerOptions): TlsChecker {
   const now = options.now ?? Date.now;
   // Parsed once: the default store holds a few hundred roots.
   let store: TrustStore | null = null;
+  // Made once: a context per connection would parse the trusted certificates every time.
+  let context: tls.SecureContext | null = null;
   // Checks of one host at the same moment share one resolution and handshake.
   const inFlight = sharedWhileInFlight<string, TlsCheckResult>();
   return {
@@ -186,14 +188,14 @@ export function createTlsChecker(options: TlsCheckerOptions): TlsChecker {
     // The version probes run beside the main handshake; they stop when it fails.
     const mainFailed = new AbortController();
     const signal = AbortSignal.any([timeout, mainFailed.signal]);
-    const main = handshake(endpoint, options, timeout).catch((error: unknown) => {
+    context ??= tls.createSecureContext(options.trustedCertificates ? { ca: [...options.trustedCertificates] } : {});
+    const main = handshake(endpoint, context, options, timeout).catch((error: unknown) => {
       mainFailed.abort();
       throw error;
     });
-    const trust = options.trustedCertificates ? { ca: [...options.trustedCertificates] } : {};
     const [peer, protocols] = await Promise.all([
       main,
-      request.protocols ? probeProtocols(endpoint, signal, options.timeoutMs, trust) : null,
+      request.protocols ? probeProtocols(endpoint, signal, options.timeoutMs) : null,
     ]);
     return judge(request, address, peer, protocols);
   }
