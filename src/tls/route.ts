@@ -125,7 +125,7 @@ export const SslAnswer = Type.Object(
         {
           additionalProperties: false,
           description:
-            "Only with `protocols=true`: one handshake per version, each allowing only that version, all at once beside the main handshake. true: the server completed it; false: it refused (an alert or a close; also a server that offers the version only with suites OpenSSL 3 no longer has, such as RC4 or single DES); null: not testable (the connection, the STARTTLS exchange or the time limit failed first, or Node's OpenSSL cannot offer the version). TLSv1 and TLSv1.1 are offered at OpenSSL security level 0 (`ALL:@SECLEVEL=0`), which Node's defaults refuse.",
+            "Only with `protocols=true`: per version, whether the server accepts it, from one connection per version opened beside the main handshake (after the STARTTLS exchange when one is asked for). Each sends a ClientHello offering that version alone and reads the server's first answer (TLSv1.3 with an empty key share, answered by a HelloRetryRequest): true, the server chose the version; false, it answered with an alert, another version, a close or something that is not TLS (also when it takes the version only with a cipher suite the hello does not offer: it offers RSA, ECDHE and DHE suites with AES, ChaCha20, 3DES and RC4); null, nothing could be learnt (the connection, the STARTTLS exchange or the time limit failed before the server answered). No OpenSSL handshake is made for these, so TLSv1 and TLSv1.1 are tested although Node's OpenSSL refuses to offer them at its default security level.",
         },
       ),
     ),
