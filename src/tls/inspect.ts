@@ -211,12 +211,12 @@ export function createTlsChecker(options: TlsCheckerOptions): TlsChecker {
     const time = now();
     const nameError = tls.checkServerIdentity(host, peer.leaf.toLegacyObject());
     store ??= loadTrustStore(options.trustedCertificates);
-    const walked = judgeChainTrust(peer.chain, store);
+    const trust = judgeChainTrust(peer.chain, store);
     const names = facts.alt_names.length > 0 ? facts.alt_names : facts.subject ? [facts.subject] : [];
     const validationProblems = findValidationProblems({
       host,
       chainError: peer.authorizationError,
-      chainTrust: walked.trust,
+      chainTrust: trust,
       nameError: nameError ? nameError.message : null,
       issuer: facts.issuer,
       validFrom: peer.leaf.validFromDate,
@@ -241,7 +241,7 @@ export function createTlsChecker(options: TlsCheckerOptions): TlsChecker {
       protocol: peer.protocol,
       cipher: peer.cipher,
       chain,
-      chain_complete: walked.trust === 'anchored',
+      chain_complete: trust === 'anchored',
       ocsp_stapled: peer.ocspStapled,
       sct_count: countEmbeddedScts(peer.leaf.raw),
       hostname_match: nameError === undefined,
@@ -258,7 +258,7 @@ export function createTlsChecker(options: TlsCheckerOptions): TlsChecker {
         validTo: peer.leaf.validToDate,
         hostnameMatch: nameError === undefined,
         names,
-        trust: walked.trust,
+        trust,
         lastIssuer: displayName(last, 'issuer'),
         endsInRoot: last.subject === last.issuer,
         now: time,
