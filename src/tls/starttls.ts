@@ -12,7 +12,10 @@ const A_REPLY: Readonly<Record<StarttlsProtocol, string>> = {
 
 /** A reply quoted in an error message: one line, printable, short. */
 function quote(text: string): string {
-  const printable = text.replace(/\n/g, ' | ').replace(/[^\x20-\x7e]/g, '?');
+  const printable = text
+    .replace(/\r?\n$/, '')
+    .replace(/\r?\n/g, ' | ')
+    .replace(/[^\x20-\x7e]/g, '?');
   return JSON.stringify(printable.length > 120 ? `${printable.slice(0, 120)}...` : printable);
 }
 

@@ -9,10 +9,12 @@ import type { StarttlsProtocol } from '../../src/tls/starttls-replies.ts';
  * - 'silent': accepts the connection and never says anything;
  * - 'stall': greets and answers EHLO, then never answers the upgrade command;
  * - 'garbage': answers the connection with an HTTP error;
- * - 'refuse': greets, then refuses the upgrade.
+ * - 'refuse': greets, then refuses the upgrade;
+ * - 'hangup': greets, then closes the connection at the upgrade command;
+ * - 'inject': sends a line after its go-ahead, where the TLS handshake should begin.
  * `commands` records every line each connection sent, to check what the client says.
  */
-export type StarttlsBehaviour = 'upgrade' | 'silent' | 'stall' | 'garbage' | 'refuse';
+export type StarttlsBehaviour = 'upgrade' | 'silent' | 'stall' | 'garbage' | 'refuse' | 'hangup' | 'inject';
 
 export interface FakeStarttlsServer {
   port: number;
@@ -92,6 +94,14 @@ export async function startFakeStarttlsServer(
           continue;
         }
         if (behaviour === 'stall') return;
+        if (behaviour === 'hangup') {
+          socket.end();
+          return;
+        }
+        if (behaviour === 'inject') {
+          socket.write(`${script.goAhead}250 injected\r\n`);
+          return;
+        }
         if (behaviour === 'refuse') {
           socket.write(script.refusal);
           continue;

@@ -138,6 +138,20 @@ describe('GET /api/v1/ssl with starttls and port', { skip }, () => {
     }
   });
 
+  it('answers 502 when the server closes at the upgrade, or sends data after its go-ahead', async () => {
+    const hangup = await fake('pop3', 'hangup');
+    const closed = await check(`host=${HOST}&port=${hangup.port}&starttls=pop3`);
+    assert.equal(closed.status, 502);
+    assert.match(closed.body.error, /POP3 STARTTLS, STLS: the server closed the connection\.$/);
+    const inject = await fake('smtp', 'inject');
+    const injected = await check(`host=${HOST}&port=${inject.port}&starttls=smtp`);
+    assert.equal(injected.status, 502);
+    assert.match(
+      injected.body.error,
+      /SMTP STARTTLS: the server sent data after its go-ahead, before the TLS handshake \("250 injected"\)\.$/,
+    );
+  });
+
   it('takes any port 1-65535 and refuses the rest, and a port that contradicts host, with a 400', async () => {
     for (const port of ['0', '65536', '99999', 'abc', '443x', '-1', '1.5', '']) {
       const { status, body } = await check(`host=${HOST}&port=${encodeURIComponent(port)}`);
