@@ -85,6 +85,7 @@ export type ServerAnswer =
   | { kind: 'garbage'; reason: string };
 
 const MAX_RECORD = 16_384 + 2048;
+const MAX_SERVER_HELLO = 4096;
 
 /**
  * The server's first answer from the bytes received so far: an alert, the version its ServerHello
@@ -111,6 +112,8 @@ export function readServerAnswer(bytes: Uint8Array): ServerAnswer {
       if (handshake[0] !== 2) return { kind: 'garbage', reason: 'the first handshake message is not a ServerHello' };
       const messageLength =
         ((handshake[1] as number) << 16) | ((handshake[2] as number) << 8) | (handshake[3] as number);
+      // A ServerHello is a few hundred bytes; a server announcing more is not answering a ClientHello.
+      if (messageLength > MAX_SERVER_HELLO) return { kind: 'garbage', reason: 'a ServerHello too long' };
       if (handshake.length >= 4 + messageLength) {
         return readServerHello(Uint8Array.from(handshake.slice(4, 4 + messageLength)));
       }

@@ -79,6 +79,11 @@ test('readServerAnswer: the version chosen, an alert, garbage, or wait for more'
   });
   const certificateFirst = Buffer.from([0x16, 0x03, 0x03, 0x00, 0x04, 0x0b, 0x00, 0x00, 0x00]);
   assert.equal(readServerAnswer(certificateFirst).kind, 'garbage');
+  // A ServerHello that claims 1 MiB is refused at once rather than awaited.
+  assert.deepEqual(readServerAnswer(Buffer.from([0x16, 0x03, 0x03, 0x00, 0x04, 0x02, 0x10, 0x00, 0x00])), {
+    kind: 'garbage',
+    reason: 'a ServerHello too long',
+  });
   const truncated = serverHello(0x0303).subarray(0, 20);
   truncated.writeUInt16BE(15, 3);
   truncated.writeUInt8(11, 8);
