@@ -104,6 +104,8 @@ export async function startTls(
   options: tls.ConnectionOptions,
   signal: AbortSignal,
   timeoutMs: number,
+  /** Called once the ClientHello is on its way (after the connection and any STARTTLS exchange). */
+  onHelloSent?: () => void,
 ): Promise<TlsSession> {
   const where = describeEndpoint(endpoint);
   const transport = await openTransport(endpoint, signal, timeoutMs);
@@ -117,6 +119,7 @@ export async function startTls(
       rejectUnauthorized: false,
       requestOCSP: true,
     });
+    onHelloSent?.();
     const fail = (error: TlsCheckError) => {
       signal.removeEventListener('abort', onAbort);
       socket.destroy();

@@ -103,8 +103,15 @@ async function handshake(
   context: tls.SecureContext,
   options: TlsCheckerOptions,
   signal: AbortSignal,
+  onHelloSent?: () => void,
 ): Promise<Handshake> {
-  const { socket, ocspResponse } = await startTls(endpoint, { secureContext: context }, signal, options.timeoutMs);
+  const { socket, ocspResponse } = await startTls(
+    endpoint,
+    { secureContext: context },
+    signal,
+    options.timeoutMs,
+    onHelloSent,
+  );
   try {
     const leaf = socket.getPeerX509Certificate();
     if (!leaf) throw new TlsCheckError('handshake', `${endpoint.host} completed the handshake without a certificate`);
@@ -185,27 +192,34 @@ export function createTlsChecker(options: TlsCheckerOptions): TlsChecker {
     const timeout = AbortSignal.timeout(options.timeoutMs);
     const address = await resolveHost(host, options, timeout);
     const endpoint: Endpoint = { host, sni: request.sni, address, port: request.port, starttls: request.starttls };
-    // The version probes run beside the main handshake; they stop when it fails.
+    // The version probes run beside the main handshake and stop when it fails. They start once its
+    // ClientHello is on its way, so a server that answers one connection at a time answers it
+    // first, and the probes' answers arrive while this process judges the certificate.
     const mainFailed = new AbortController();
     const signal = AbortSignal.any([timeout, mainFailed.signal]);
     context ??= tls.createSecureContext(options.trustedCertificates ? { ca: [...options.trustedCertificates] } : {});
-    const main = handshake(endpoint, context, options, timeout).catch((error: unknown) => {
+    let probes: Promise<ProtocolSupport> | null = null;
+    const startProbes = () => {
+      probes = probeProtocols(endpoint, signal, options.timeoutMs);
+    };
+    const peer = await handshake(
+      endpoint,
+      context,
+      options,
+      timeout,
+      request.protocols ? startProbes : undefined,
+    ).catch((error: unknown) => {
       mainFailed.abort();
+      // Their answers no longer matter; aborted, they settle at once.
+      void (probes as Promise<ProtocolSupport> | null)?.catch(() => {});
       throw error;
     });
-    const [peer, protocols] = await Promise.all([
-      main,
-      request.protocols ? probeProtocols(endpoint, signal, options.timeoutMs) : null,
-    ]);
-    return judge(request, address, peer, protocols);
+    const answer = judge(request, address, peer);
+    const protocols = await (probes as Promise<ProtocolSupport> | null);
+    return protocols ? { ...answer, protocols } : answer;
   }
 
-  function judge(
-    request: TlsCheckRequest & { port: number },
-    address: string,
-    peer: Handshake,
-    protocols: ProtocolSupport | null,
-  ): TlsCheckResult {
+  function judge(request: TlsCheckRequest & { port: number }, address: string, peer: Handshake): TlsCheckResult {
     const { host } = request;
     const facts = describeCertificate(peer.leaf);
     const time = now();
@@ -263,7 +277,6 @@ export function createTlsChecker(options: TlsCheckerOptions): TlsChecker {
         endsInRoot: last.subject === last.issuer,
         now: time,
       }),
-      ...(protocols ? { protocols } : {}),
     };
   }
 }

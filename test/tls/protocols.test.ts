@@ -116,6 +116,21 @@ describe('GET /api/v1/ssl?protocols=true', { skip }, () => {
     assert.match(response.json().error, /protocols/);
   });
 
+  it('answers 502 as a plain check does when the main handshake fails, the probes abandoned', async () => {
+    const plain = net.createServer((socket) =>
+      socket.once('data', () => socket.end('HTTP/1.1 400 Bad Request\r\n\r\n')),
+    );
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (plain.address() as net.AddressInfo).port;
+      const response = await app.inject({ method: 'GET', url: `/api/v1/ssl?host=${HOST}&port=${port}&protocols=true` });
+      assert.equal(response.statusCode, 502);
+      assert.match(response.json().error, /does not speak TLS/);
+    } finally {
+      plain.close();
+    }
+  });
+
   it('probeVersion: null when the connection fails or the time runs out before the server could answer', async () => {
     const endpoint = (port: number): Endpoint => ({
       host: HOST,
