@@ -118,7 +118,7 @@ export const SslAnswer = Type.Object(
           TLS_VERSIONS.map((version) => [
             version,
             Type.Union([Type.Boolean(), Type.Null()], {
-              description: `Whether the server completes a ${version} handshake.`,
+              description: `Whether the server chooses ${version} when offered it alone.`,
             }),
           ]),
         ),
