@@ -3,17 +3,28 @@ import tls from 'node:tls';
 import { sharedWhileInFlight } from '../cache/in-flight.ts';
 import type { Resolver } from '../dns/resolver.ts';
 import { resolveTarget, type TargetPolicy } from '../dns/target-policy.ts';
-import { type CertificateFacts, describeCertificate, displayName, isoSeconds } from './certificate.ts';
+import { type CertificateFacts, describeCertificate, displayName } from './certificate.ts';
+import { TlsCheckError } from './check-error.ts';
+import { type Endpoint, startTls } from './connection.ts';
+import { findProblems } from './problems.ts';
+import { type ProtocolSupport, probeProtocols } from './protocols.ts';
+import { countEmbeddedScts } from './sct.ts';
+import { STARTTLS_DEFAULT_PORTS, type StarttlsProtocol } from './starttls-replies.ts';
 import type { TlsTarget } from './target.ts';
 import { judgeChainTrust, loadTrustStore, type TrustStore } from './trust.ts';
 import { daysRemaining, findValidationProblems, type ValidationProblem } from './validation.ts';
 
-/** One certificate of the chain, from the server's certificate up to the root. */
+/** One certificate as the server sent it. */
 export interface ChainEntry {
   subject: string;
   issuer: string;
+  valid_from: string;
   valid_to: string;
+  serial: string;
   fingerprint: string;
+  key_type: string;
+  bits: number | null;
+  signature_algorithm: string | null;
 }
 
 export interface TlsCheckResult extends CertificateFacts {
@@ -23,6 +34,7 @@ export interface TlsCheckResult extends CertificateFacts {
   /** The address connected to (resolved once, checked by the target policy). */
   address: string;
   port: number;
+  starttls: StarttlsProtocol | null;
   valid: boolean;
   validation_error: ValidationProblem['code'] | null;
   validation_errors: ValidationProblem[];
@@ -30,34 +42,27 @@ export interface TlsCheckResult extends CertificateFacts {
   protocol: string | null;
   cipher: string | null;
   chain: ChainEntry[];
+  chain_complete: boolean;
+  ocsp_stapled: boolean;
+  sct_count: number | null;
+  hostname_match: boolean;
+  problems: string[];
+  /** Only when asked for (`protocols=true`). */
+  protocols?: ProtocolSupport;
 }
 
-export type TlsCheckFailure =
-  | 'forbidden'
-  | 'no-address'
-  | 'dns'
-  | 'timeout'
-  | 'refused'
-  | 'unreachable'
-  | 'not-tls'
-  | 'handshake';
-
-export class TlsCheckError extends Error {
-  override name = 'TlsCheckError';
-  readonly kind: TlsCheckFailure;
-
-  constructor(kind: TlsCheckFailure, message: string) {
-    super(message);
-    this.kind = kind;
-  }
+/** A check as the route asks for it: the target as parsed, and what to do beyond the handshake. */
+export interface TlsCheckRequest extends TlsTarget {
+  starttls: StarttlsProtocol | null;
+  protocols: boolean;
 }
 
 export interface TlsCheckerOptions {
   resolver: Resolver;
   policy: TargetPolicy;
-  /** The port connected to when the target names none (TLS_CHECK_PORT). */
+  /** The port connected to when the target names none and no STARTTLS is asked for (TLS_CHECK_PORT). */
   port: number;
-  /** Bounds the whole check: resolution, connection and handshake. */
+  /** Bounds the whole check: resolution, connection, STARTTLS and handshakes. */
   timeoutMs: number;
   /** PEM certificates that replace Node's bundled Mozilla roots (tests trust their own CA this way). */
   trustedCertificates?: readonly string[];
@@ -65,7 +70,7 @@ export interface TlsCheckerOptions {
 }
 
 export interface TlsChecker {
-  check(target: TlsTarget): Promise<TlsCheckResult>;
+  check(request: TlsCheckRequest): Promise<TlsCheckResult>;
 }
 
 type Handshake = {
@@ -74,6 +79,7 @@ type Handshake = {
   authorizationError: string | null;
   protocol: string | null;
   cipher: string | null;
+  ocspStapled: boolean;
 };
 
 /**
@@ -92,108 +98,42 @@ function readChain(leaf: X509Certificate): X509Certificate[] {
   return chain;
 }
 
-/**
- * What OpenSSL said, without its error-queue dressing: its messages carry a thread id, the error
- * code, the function and the source file and line of Node's OpenSSL build
- * (`40AD81...:error:0A00010B:SSL routines:tls_validate_record_header:wrong version number:../deps/...c:77:`),
- * of no use to a caller. Node gives the reason itself on `reason`.
- */
-function opensslReason(error: NodeJS.ErrnoException): string {
-  const { reason } = error as { reason?: unknown };
-  if (typeof reason === 'string' && reason !== '') return reason;
-  const fields = error.message.trim().split(':');
-  // thread:error:code:library:function:reason:file:line:
-  return fields.length >= 6 && fields[1] === 'error' ? (fields[5] ?? error.message) : error.message.trim();
-}
-
-function handshakeFailure(error: NodeJS.ErrnoException, where: string, secureStarted: boolean): TlsCheckError {
-  const code = error.code ?? '';
-  if (code === 'ECONNREFUSED') return new TlsCheckError('refused', `${where}: connection refused`);
-  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH')
-    return new TlsCheckError('unreachable', `${where}: unreachable (${code})`);
-  if (/WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|HTTP_REQUEST|UNKNOWN_PROTOCOL|RECORD_LAYER/.test(code)) {
-    return new TlsCheckError('not-tls', `${where} does not speak TLS (OpenSSL: ${opensslReason(error)})`);
-  }
-  if (code === 'ECONNRESET' || code === 'EPIPE' || !secureStarted) {
-    return new TlsCheckError(
-      'not-tls',
-      `${where} closed the connection during the TLS handshake (${code || error.message}); it may not speak TLS on this port`,
-    );
-  }
-  return new TlsCheckError('handshake', `${where}: TLS handshake failed (${code || 'error'}: ${opensslReason(error)})`);
-}
-
-function handshake(
-  target: { host: string; sni: string | null; port: number },
-  address: string,
+async function handshake(
+  endpoint: Endpoint,
+  context: tls.SecureContext,
   options: TlsCheckerOptions,
   signal: AbortSignal,
+  onHelloSent?: () => void,
 ): Promise<Handshake> {
-  const where =
-    target.host === address ? `${address} port ${target.port}` : `${target.host} (${address}) port ${target.port}`;
-  return new Promise((resolve, reject) => {
-    let connected = false;
-    const socket = tls.connect({
-      host: address,
-      port: target.port,
-      // No SNI for an address: Node would send none for an IP literal anyway, and warns when asked to.
-      ...(target.sni === null ? {} : { servername: target.sni }),
-      // The certificate is inspected whatever it is; validity is judged after the handshake.
-      rejectUnauthorized: false,
-      ...(options.trustedCertificates ? { ca: [...options.trustedCertificates] } : {}),
-    });
-    const fail = (error: TlsCheckError) => {
-      signal.removeEventListener('abort', onAbort);
-      socket.destroy();
-      reject(error);
+  const { socket, ocspResponse } = await startTls(
+    endpoint,
+    { secureContext: context },
+    signal,
+    options.timeoutMs,
+    onHelloSent,
+  );
+  try {
+    const leaf = socket.getPeerX509Certificate();
+    if (!leaf) throw new TlsCheckError('handshake', `${endpoint.host} completed the handshake without a certificate`);
+    // Node sets this to OpenSSL's code ('CERT_HAS_EXPIRED'), a string despite its declared type.
+    const authorizationError = socket.authorizationError as Error | string | undefined | null;
+    return {
+      leaf,
+      chain: readChain(leaf),
+      authorizationError:
+        authorizationError === undefined || authorizationError === null
+          ? null
+          : typeof authorizationError === 'string'
+            ? authorizationError
+            : authorizationError.message,
+      protocol: socket.getProtocol(),
+      cipher: socket.getCipher()?.name ?? null,
+      ocspStapled: ocspResponse !== null,
     };
-    const onAbort = () =>
-      fail(
-        new TlsCheckError(
-          'timeout',
-          connected
-            ? `${where}: no TLS handshake within ${options.timeoutMs} ms`
-            : `${where}: could not connect within ${options.timeoutMs} ms`,
-        ),
-      );
-    signal.addEventListener('abort', onAbort, { once: true });
-    socket.on('connect', () => {
-      connected = true;
-    });
-    socket.once('secureConnect', () => {
-      signal.removeEventListener('abort', onAbort);
-      const leaf = socket.getPeerX509Certificate();
-      if (!leaf) {
-        fail(new TlsCheckError('handshake', `${where} completed the handshake without a certificate`));
-        return;
-      }
-      // Node sets this to OpenSSL's code ('CERT_HAS_EXPIRED'), a string despite its declared type.
-      const authorizationError = socket.authorizationError as Error | string | undefined;
-      resolve({
-        leaf,
-        chain: readChain(leaf),
-        authorizationError:
-          authorizationError === undefined || authorizationError === null
-            ? null
-            : typeof authorizationError === 'string'
-              ? authorizationError
-              : authorizationError.message,
-        protocol: socket.getProtocol(),
-        cipher: socket.getCipher()?.name ?? null,
-      });
-      socket.end();
-      socket.destroy();
-    });
-    socket.on('error', (error: NodeJS.ErrnoException) => fail(handshakeFailure(error, where, connected)));
-    socket.on('end', () =>
-      fail(
-        new TlsCheckError(
-          'not-tls',
-          `${where} closed the connection during the TLS handshake; it may not speak TLS on this port`,
-        ),
-      ),
-    );
-  });
+  } finally {
+    socket.end();
+    socket.destroy();
+  }
 }
 
 async function resolveHost(host: string, options: TlsCheckerOptions, signal: AbortSignal): Promise<string> {
@@ -216,58 +156,127 @@ async function resolveHost(host: string, options: TlsCheckerOptions, signal: Abo
   throw new TlsCheckError(kind, resolution.message);
 }
 
+function chainEntry(certificate: X509Certificate): ChainEntry {
+  const facts = describeCertificate(certificate);
+  return {
+    subject: displayName(certificate, 'subject'),
+    issuer: displayName(certificate, 'issuer'),
+    valid_from: facts.valid_from,
+    valid_to: facts.valid_to,
+    serial: facts.serial,
+    fingerprint: facts.fingerprint,
+    key_type: facts.key_type,
+    bits: facts.bits,
+    signature_algorithm: facts.signature_algorithm,
+  };
+}
+
 export function createTlsChecker(options: TlsCheckerOptions): TlsChecker {
   const now = options.now ?? Date.now;
   // Parsed once: the default store holds a few hundred roots.
   let store: TrustStore | null = null;
+  // Made once: a context per connection would parse the trusted certificates every time.
+  let context: tls.SecureContext | null = null;
   // Checks of one host at the same moment share one resolution and handshake.
   const inFlight = sharedWhileInFlight<string, TlsCheckResult>();
   return {
-    check: (target) => {
-      const port = target.port ?? options.port;
-      return inFlight(`${target.host} ${port}`, () => checkOnce({ host: target.host, sni: target.sni, port }));
+    check: (request) => {
+      const port = request.port ?? (request.starttls ? STARTTLS_DEFAULT_PORTS[request.starttls] : options.port);
+      const key = `${request.host} ${port} ${request.starttls ?? 'tls'} ${request.protocols}`;
+      return inFlight(key, () => checkOnce({ ...request, port }));
     },
   };
 
-  async function checkOnce(target: { host: string; sni: string | null; port: number }): Promise<TlsCheckResult> {
-    const { host } = target;
-    const signal = AbortSignal.timeout(options.timeoutMs);
-    const address = await resolveHost(host, options, signal);
-    const peer = await handshake(target, address, options, signal);
+  async function checkOnce(request: TlsCheckRequest & { port: number }): Promise<TlsCheckResult> {
+    const { host } = request;
+    const timeout = AbortSignal.timeout(options.timeoutMs);
+    const address = await resolveHost(host, options, timeout);
+    const endpoint: Endpoint = { host, sni: request.sni, address, port: request.port, starttls: request.starttls };
+    // The version probes run beside the main handshake and stop when it fails. They start once its
+    // ClientHello is on its way, so a server that answers one connection at a time answers it
+    // first, and the probes' answers arrive while this process judges the certificate.
+    const mainFailed = new AbortController();
+    const signal = AbortSignal.any([timeout, mainFailed.signal]);
+    context ??= tls.createSecureContext(options.trustedCertificates ? { ca: [...options.trustedCertificates] } : {});
+    let probes: Promise<ProtocolSupport> | null = null;
+    const startProbes = () => {
+      probes = probeProtocols(endpoint, signal, options.timeoutMs);
+    };
+    const peer = await handshake(
+      endpoint,
+      context,
+      options,
+      timeout,
+      request.protocols ? startProbes : undefined,
+    ).catch((error: unknown) => {
+      mainFailed.abort();
+      // Their answers no longer matter; aborted, they settle at once.
+      void (probes as Promise<ProtocolSupport> | null)?.catch(() => {});
+      throw error;
+    });
+    const answer = judge(request, address, peer);
+    const protocols = await (probes as Promise<ProtocolSupport> | null);
+    return protocols ? { ...answer, protocols } : answer;
+  }
+
+  function judge(request: TlsCheckRequest & { port: number }, address: string, peer: Handshake): TlsCheckResult {
+    const { host } = request;
     const facts = describeCertificate(peer.leaf);
     const time = now();
     const nameError = tls.checkServerIdentity(host, peer.leaf.toLegacyObject());
     store ??= loadTrustStore(options.trustedCertificates);
-    const walked = judgeChainTrust(peer.chain, store);
-    const problems = findValidationProblems({
+    const trust = judgeChainTrust(peer.chain, store);
+    const names = facts.alt_names.length > 0 ? facts.alt_names : facts.subject ? [facts.subject] : [];
+    const validationProblems = findValidationProblems({
       host,
       chainError: peer.authorizationError,
-      chainTrust: walked.trust,
+      chainTrust: trust,
       nameError: nameError ? nameError.message : null,
       issuer: facts.issuer,
       validFrom: peer.leaf.validFromDate,
       validTo: peer.leaf.validToDate,
-      names: facts.alt_names.length > 0 ? facts.alt_names : facts.subject ? [facts.subject] : [],
+      names,
       now: time,
     });
+    const chain = peer.chain.map(chainEntry);
+    const last = peer.chain.at(-1) ?? peer.leaf;
+    const anchors = store.fingerprints;
     return {
       host,
-      sni: target.sni,
+      sni: request.sni,
       address,
-      port: target.port,
-      valid: problems.length === 0,
-      validation_error: problems[0]?.code ?? null,
-      validation_errors: problems,
+      port: request.port,
+      starttls: request.starttls,
+      valid: validationProblems.length === 0,
+      validation_error: validationProblems[0]?.code ?? null,
+      validation_errors: validationProblems,
       days_remaining: daysRemaining(peer.leaf.validToDate, time),
       ...facts,
       protocol: peer.protocol,
       cipher: peer.cipher,
-      chain: walked.chain.map((certificate) => ({
-        subject: displayName(certificate, 'subject'),
-        issuer: displayName(certificate, 'issuer'),
-        valid_to: isoSeconds(certificate.validToDate),
-        fingerprint: certificate.fingerprint256,
-      })),
+      chain,
+      chain_complete: trust === 'anchored',
+      ocsp_stapled: peer.ocspStapled,
+      sct_count: countEmbeddedScts(peer.leaf.raw),
+      hostname_match: nameError === undefined,
+      problems: findProblems({
+        host,
+        served: chain.map((entry) => ({
+          name: entry.subject,
+          key_type: entry.key_type,
+          bits: entry.bits,
+          signature_algorithm: entry.signature_algorithm,
+          anchor: anchors.has(entry.fingerprint),
+        })),
+        validFrom: peer.leaf.validFromDate,
+        validTo: peer.leaf.validToDate,
+        hostnameMatch: nameError === undefined,
+        names,
+        trust,
+        lastIssuer: displayName(last, 'issuer'),
+        endsInRoot: last.subject === last.issuer,
+        now: time,
+      }),
     };
   }
 }

@@ -2,7 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { apiErrors } from '../http/errors.ts';
 import { commonErrorResponses, okResponse, upstreamErrorResponse } from '../http/schemas.ts';
-import { TlsCheckError, type TlsChecker } from './inspect.ts';
+import { TlsCheckError } from './check-error.ts';
+import { TLS_VERSIONS } from './client-hello.ts';
+import type { TlsChecker } from './inspect.ts';
+import { EXPIRY_WARNING_DAYS } from './problems.ts';
+import { STARTTLS_DEFAULT_PORTS, STARTTLS_PROTOCOLS, type StarttlsProtocol } from './starttls-replies.ts';
 import { parseTlsTarget } from './target.ts';
 import { VALIDATION_CODES } from './validation.ts';
 
@@ -70,22 +74,68 @@ export const SslAnswer = Type.Object(
       Type.Object(
         {
           subject: Type.String({ description: 'CN, or the whole subject when it has no CN.' }),
-          issuer: Type.String(),
+          issuer: Type.String({ description: "The issuer's CN, or its whole subject when it has no CN." }),
+          valid_from: isoDate('Start of validity,'),
           valid_to: isoDate('End of validity,'),
-          fingerprint: Type.String(),
+          serial: Type.String({ description: 'Upper-case hexadecimal.' }),
+          fingerprint: Type.String({ description: 'SHA-256, upper-case hex byte pairs joined by `:`.' }),
+          key_type: Type.String({ description: '`RSA`, `EC`, `Ed25519`, ...' }),
+          bits: Type.Union([Type.Integer(), Type.Null()], { description: 'Key size, as `bits` above.' }),
+          signature_algorithm: nullableString('As OpenSSL names it: `sha256WithRSAEncryption`.'),
         },
         { additionalProperties: false },
       ),
       {
         description:
-          "From the server's certificate up to the root: what the server sent, completed from the trust store when the root was not sent.",
+          'The certificates exactly as the server sent them, its own first; a root it did not send is not added (see `chain_complete`).',
       },
+    ),
+    chain_complete: Type.Boolean({
+      description:
+        'Whether the certificates served lead, signature by signature, to a root in the trust store without fetching anything (dates are judged separately). False for a self-signed certificate, a missing intermediate, or a root nobody trusts.',
+    }),
+    ocsp_stapled: Type.Boolean({
+      description:
+        'Whether the server stapled an OCSP response to the handshake (requested with status_request; the response is not verified).',
+    }),
+    sct_count: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description:
+        "Signed Certificate Timestamps embedded in the server's certificate (extension 1.3.6.1.4.1.11129.2.4.2), counted, not verified; null when that extension is present but malformed. SCTs sent in the TLS extension or stapled OCSP are not counted.",
+    }),
+    hostname_match: Type.Boolean({
+      description:
+        'Whether the certificate names `host` (SAN DNS names with wildcards one label deep, or IP address SANs).',
+    }),
+    problems: Type.Array(Type.String(), {
+      description: `Plain sentences, empty when there is nothing to say: expired, not yet valid, self-signed, name mismatch, incomplete chain, weak key (RSA or DSA under 2048 bits, EC under 256, any certificate served), SHA-1 signature (any certificate served that is not itself a trusted root), expires within ${EXPIRY_WARNING_DAYS} days.`,
+    }),
+    starttls: Type.Union([Type.String({ enum: [...STARTTLS_PROTOCOLS] }), Type.Null()], {
+      description: 'The STARTTLS exchange run before the handshake, as asked; null for TLS from the first byte.',
+    }),
+    protocols: Type.Optional(
+      Type.Object(
+        Object.fromEntries(
+          TLS_VERSIONS.map((version) => [
+            version,
+            Type.Union([Type.Boolean(), Type.Null()], {
+              description: `Whether the server chooses ${version} when offered it alone.`,
+            }),
+          ]),
+        ),
+        {
+          additionalProperties: false,
+          description:
+            "Only with `protocols=true`: per version, whether the server accepts it, from one connection per version opened beside the main handshake (after the STARTTLS exchange when one is asked for). Each sends a ClientHello offering that version alone and reads the server's first answer (TLSv1.3 with an empty key share, answered by a HelloRetryRequest): true, the server chose the version; false, it answered with an alert, another version, a close or something that is not TLS (also when it takes the version only with a cipher suite the hello does not offer: it offers RSA, ECDHE and DHE suites with AES, ChaCha20, 3DES and RC4); null, nothing could be learnt (the connection, the STARTTLS exchange or the time limit failed before the server answered). No OpenSSL handshake is made for these, so TLSv1 and TLSv1.1 are tested although Node's OpenSSL refuses to offer them at its default security level.",
+        },
+      ),
     ),
   },
   { additionalProperties: false },
 );
 
-const DESCRIPTION = `Connects to the host on port 443 (TLS_CHECK_PORT) with SNI and reports the certificate it serves.
+const DESCRIPTION = `Connects to the host on port 443 (TLS_CHECK_PORT) or \`port\` with SNI, after a STARTTLS exchange when
+\`starttls\` asks for one, and reports the certificate and chain it serves, with \`problems\` in plain sentences;
+\`protocols=true\` adds which TLS versions it accepts.
 
 \`host\` takes what people paste: a domain name, \`name:port\`, an https:// URL (\`https://example.com:8443/x\`
 checks example.com on port 8443; path, query and fragment are ignored), or an IP address (IPv6 bare or as
@@ -96,10 +146,24 @@ The host is resolved once through the service's resolver and the connection goes
 the name has both); private, loopback, link-local, multicast, reserved and metadata addresses are refused
 with 400 unless ALLOW_PRIVATE_TARGETS is set. An invalid certificate is still reported in full, with
 \`valid: false\` and the reasons. TLS_TIMEOUT_MS bounds the whole check; connection refused, timeouts, a
-server that does not speak TLS and failed handshakes are 502 with a message saying which.`;
+server that does not speak TLS, a STARTTLS exchange that gets no answer, garbage or a refusal, and failed
+handshakes are 502 with a message saying which step failed.`;
+
+/** The `port` parameter against the port written in `host`; a 400 when it is out of range or they differ. */
+function readPort(text: string | undefined, inHost: number | null): number | null {
+  if (text === undefined) return inHost;
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw apiErrors.invalidParameter('port', 'must be a whole number from 1 to 65535');
+  }
+  if (inHost !== null && inHost !== port) {
+    throw apiErrors.invalidParameter('port', `is ${port} but 'host' names port ${inHost}; give one of them`);
+  }
+  return port;
+}
 
 export function registerSslRoute(app: FastifyInstance, checker: TlsChecker): void {
-  app.get<{ Querystring: { host: string } }>(
+  app.get<{ Querystring: { host: string; port?: string; starttls?: StarttlsProtocol; protocols?: 'true' | 'false' } }>(
     '/api/v1/ssl',
     {
       schema: {
@@ -112,6 +176,26 @@ export function registerSslRoute(app: FastifyInstance, checker: TlsChecker): voi
               'A domain name (IDN allowed) or an IP address, optionally with a port (`example.com:8443`, `[2001:db8::1]:443`), or an https:// URL.',
             examples: ['example.com', 'https://example.com:8443/path', '192.0.2.1'],
           }),
+          port: Type.Optional(
+            Type.String({
+              pattern: '^[0-9]{1,5}$',
+              description: `The TCP port, 1-65535. Default: the port in \`host\`, else the STARTTLS protocol's own (${STARTTLS_PROTOCOLS.map((name) => `${name} ${STARTTLS_DEFAULT_PORTS[name]}`).join(', ')}), else 443 (TLS_CHECK_PORT). A port here and a different one in \`host\` is a 400.`,
+              examples: ['443', '8443', '587'],
+            }),
+          ),
+          starttls: Type.Optional(
+            Type.String({
+              enum: [...STARTTLS_PROTOCOLS],
+              description:
+                "Run this protocol's upgrade exchange before the handshake. smtp: read the 220 greeting, send `EHLO [our address]` (250), `STARTTLS` (220). imap: read `* OK`, send `a1 STARTTLS` (`a1 OK`). pop3: read `+OK`, send `STLS` (`+OK`). ftp: read 220, send `AUTH TLS` (234). Any other answer, none within the time limit, or a close is a 502 naming the step.",
+            }),
+          ),
+          protocols: Type.Optional(
+            Type.String({
+              enum: ['true', 'false'],
+              description: 'true: also try each TLS version on its own and report `protocols`.',
+            }),
+          ),
         }),
         response: {
           200: okResponse(SslAnswer, 'The certificate and its validity.'),
@@ -121,11 +205,18 @@ export function registerSslRoute(app: FastifyInstance, checker: TlsChecker): voi
       },
     },
     async (request) => {
-      const parsed = parseTlsTarget(request.query.host);
+      const { query } = request;
+      const parsed = parseTlsTarget(query.host);
       if (!parsed.ok) throw apiErrors.invalidParameter('host', parsed.reason);
       const { host } = parsed.target;
+      const port = readPort(query.port, parsed.target.port);
       try {
-        return await checker.check(parsed.target);
+        return await checker.check({
+          ...parsed.target,
+          port,
+          starttls: query.starttls ?? null,
+          protocols: query.protocols === 'true',
+        });
       } catch (error) {
         if (!(error instanceof TlsCheckError)) throw error;
         // A name without an address is the caller's mistake; a resolver that failed is ours (README).

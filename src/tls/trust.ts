@@ -6,7 +6,7 @@ import tls from 'node:tls';
  * and for an expired certificate that error is the date, whether or not the chain reaches a trusted
  * root. Walking the chain the server sent, link by verified link, up to a certificate of the trust
  * store tells a self-signed or unknown-issuer certificate apart from a trusted one that merely
- * expired. The walk also completes the chain with the root the server did not send, for display.
+ * expired. The same walk says whether the chain served is complete (`chain_complete`).
  */
 export type ChainTrust = 'anchored' | 'self_signed' | 'unanchored';
 
@@ -57,24 +57,19 @@ function selfSigned(certificate: X509Certificate): boolean {
 
 /**
  * Whether `sent` (the server's certificate first, then the chain it sent) reaches a trust anchor;
- * dates are not looked at. `chain` is `sent` up to the anchor, the anchor appended when it was not sent.
+ * dates are not looked at.
  */
-export function judgeChainTrust(
-  sent: readonly X509Certificate[],
-  store: TrustStore,
-): { trust: ChainTrust; chain: X509Certificate[] } {
-  const chain: X509Certificate[] = [];
+export function judgeChainTrust(sent: readonly X509Certificate[], store: TrustStore): ChainTrust {
   for (const [index, certificate] of sent.entries()) {
-    chain.push(certificate);
-    if (store.fingerprints.has(certificate.fingerprint256)) return { trust: 'anchored', chain };
+    if (store.fingerprints.has(certificate.fingerprint256)) return 'anchored';
     const issuer = sent[index + 1];
     if (issuer && signedBy(certificate, issuer)) continue;
     const anchor = (store.bySubject.get(certificate.issuer) ?? []).find((candidate) =>
       signedBy(certificate, candidate),
     );
-    if (anchor) return { trust: 'anchored', chain: [...chain, anchor] };
+    if (anchor) return 'anchored';
     break;
   }
   const leaf = sent[0];
-  return { trust: sent.length === 1 && leaf && selfSigned(leaf) ? 'self_signed' : 'unanchored', chain: [...sent] };
+  return sent.length === 1 && leaf && selfSigned(leaf) ? 'self_signed' : 'unanchored';
 }

@@ -11,7 +11,7 @@ import path from 'node:path';
  * certificate would expire, a committed "not yet valid" one would become valid).
  */
 
-export type KeyKind = 'rsa2048' | 'ec-p256';
+export type KeyKind = 'rsa2048' | 'ec-p256' | 'rsa1024';
 
 export interface IssuedCertificate {
   /** The certificate file, for `openssl x509 -in`. */
@@ -28,6 +28,10 @@ export interface CertificateRequest {
   key: KeyKind;
   notBefore: Date;
   notAfter: Date;
+  /** The signature's digest; sha256 unless a test needs an old one. */
+  digest?: 'sha256' | 'sha1';
+  /** Further lines for the extension file (`1.2.3 = ASN1:...`). */
+  extraExtensions?: string[];
 }
 
 export interface TestPki {
@@ -38,6 +42,8 @@ export interface TestPki {
   /** Signed by a root that is in no trust store. */
   issueUntrusted(name: string, request: CertificateRequest): IssuedCertificate;
   selfSigned(name: string, request: CertificateRequest): IssuedCertificate;
+  /** A DER OCSP response saying "good" for a certificate `issue` made, signed by the intermediate (`openssl ocsp`). */
+  ocspResponse(certificate: IssuedCertificate): Buffer;
   remove(): void;
 }
 
@@ -106,8 +112,8 @@ distinguished_name = req_dn
 
   const newKey = (file: string, kind: KeyKind) =>
     openssl(
-      kind === 'rsa2048'
-        ? ['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', file]
+      kind === 'rsa2048' || kind === 'rsa1024'
+        ? ['genpkey', '-algorithm', 'RSA', '-pkeyopt', `rsa_keygen_bits:${kind.slice(3)}`, '-out', file]
         : ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', file],
       dir,
     );
@@ -154,16 +160,22 @@ distinguished_name = req_dn
   // One key of each kind serves every leaf: key generation is the slow part.
   newKey('leaf-rsa2048.key', 'rsa2048');
   newKey('leaf-ec-p256.key', 'ec-p256');
+  let smallKey = false;
 
   function sign(name: string, request: CertificateRequest, authority: string | 'self'): IssuedCertificate {
     const keyFile = `leaf-${request.key}.key`;
-    const usage = request.key === 'rsa2048' ? 'digitalSignature, keyEncipherment' : 'digitalSignature';
+    // Made on first use: only the weak-key test needs it.
+    if (request.key === 'rsa1024' && !smallKey) {
+      newKey(keyFile, 'rsa1024');
+      smallKey = true;
+    }
+    const usage = request.key !== 'ec-p256' ? 'digitalSignature, keyEncipherment' : 'digitalSignature';
     const altNames = request.altNames.map((entry) => (/^[\d.]+$|:/.test(entry) ? `IP:${entry}` : `DNS:${entry}`));
     writeFileSync(
       path.join(dir, `${name}.ext`),
       `basicConstraints = CA:FALSE\nkeyUsage = critical, ${usage}\nextendedKeyUsage = serverAuth\nsubjectKeyIdentifier = hash\nauthorityKeyIdentifier = keyid\n${
         altNames.length > 0 ? `subjectAltName = ${altNames.join(', ')}\n` : ''
-      }`,
+      }${(request.extraExtensions ?? []).map((line) => `${line}\n`).join('')}`,
     );
     openssl(
       [
@@ -194,6 +206,8 @@ distinguished_name = req_dn
         '-in',
         `${name}.csr`,
         '-notext',
+        '-md',
+        request.digest ?? 'sha256',
       ].concat([
         '-startdate',
         asn1Time(request.notBefore),
@@ -219,6 +233,21 @@ distinguished_name = req_dn
     issue: (name, request) => sign(name, request, 'intermediate_ca'),
     issueUntrusted: (name, request) => sign(name, request, 'untrusted_ca'),
     selfSigned: (name, request) => sign(name, request, 'self'),
+    ocspResponse: (certificate) => {
+      const request = `${certificate.certPath}.ocsp-request`;
+      const response = `${certificate.certPath}.ocsp-response`;
+      openssl(
+        ['ocsp', '-issuer', 'intermediate_ca.pem', '-cert', certificate.certPath, '-no_nonce', '-reqout', request],
+        dir,
+      );
+      openssl(
+        ['ocsp', '-index', 'intermediate_ca/index.txt', '-rsigner', 'intermediate_ca.pem', '-rkey']
+          .concat(['intermediate_ca.key', '-CA', 'intermediate_ca.pem', '-reqin', request, '-respout', response])
+          .concat(['-ndays', '1']),
+        dir,
+      );
+      return readFileSync(response);
+    },
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }
