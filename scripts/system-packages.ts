@@ -13,12 +13,17 @@ export const SYSTEM_PACKAGES = {
     { command: 'traceroute', package: 'traceroute', purpose: '/api/v1/traceroute and its tests' },
   ],
   test: [
-    { command: 'knotd', package: 'knot', purpose: 'the real DNS server of the DNS tests' },
+    { command: 'knotd', package: 'knot', purpose: 'the real DNS server of the DNS and mail tests' },
     { command: 'dig', package: 'bind9-dnsutils', purpose: 'the DNS tests compare answers with dig' },
     { command: 'redis-server', package: 'redis-server', purpose: 'the Redis tests (REDIS_URL)' },
     { command: 'chromium', package: 'chromium', purpose: 'the dashboard and CORS tests in a browser' },
     { command: 'pg_ctlcluster', package: 'postgresql', purpose: 'the PostgreSQL tests (DATABASE_URL)' },
     { command: 'unbound', package: 'unbound', purpose: 'the validating resolver of the DNSSEC tests' },
+    {
+      command: 'openssl',
+      package: 'openssl',
+      purpose: 'the TLS tests make their certificates and OCSP responses with it',
+    },
   ],
 } as const;
 
