@@ -8,6 +8,7 @@ import { dnsConfigVariables } from './dns/config.ts';
 import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.ts';
 import { ipInfoConfigVariables } from './ipinfo/config.ts';
 import { parseRateLimits, type TierLimits } from './limits/tiers.ts';
+import { metricsConfigVariables } from './metrics/config.ts';
 import { streamConfigVariables } from './probes/stream/config.ts';
 import { tracerouteConfigVariables } from './probes/traceroute/config.ts';
 import { scaleConfigVariables } from './scale/config.ts';
@@ -102,6 +103,7 @@ export const configVariables = {
   ...dnsConfigVariables,
   ...blacklistConfigVariables,
   ...scaleConfigVariables,
+  ...metricsConfigVariables,
   ...streamConfigVariables,
   ...tracerouteConfigVariables,
   ...ipInfoConfigVariables,

@@ -78,7 +78,7 @@ export const BATCH_HOSTNAME_CONCURRENCY = 32;
 export function registerIpInfo(
   app: FastifyInstance,
   config: IpInfoConfig,
-  deps: { resolver: Pick<Resolver, 'reverse'>; store?: IpDataStore },
+  deps: { resolver: Pick<Resolver, 'reverse'>; store?: IpDataStore; onAnswerCache?: (hit: boolean) => void },
 ): IpInfoServices {
   const store = deps.store ?? createIpDataStoreFromConfig(config, app.log);
   app.readiness.add('ip-data', store.readinessCheck);
@@ -92,7 +92,7 @@ export function registerIpInfo(
     store.close();
   });
   const lookupHostname = createHostnameLookup({ resolver: deps.resolver, timeoutMs: config.hostnameTimeoutMs });
-  const answers = createIpAnswers(lookupHostname);
+  const answers = createIpAnswers(lookupHostname, deps.onAnswerCache);
   const sendJson = registerJsonRoute(app, store, answers);
   registerAsnRoute(app, store);
   registerBatchRoute(app, store, queuedHostnameLookup(lookupHostname, BATCH_HOSTNAME_CONCURRENCY));

@@ -24,7 +24,15 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
   const { url, child, output } = await startListeningProcess(
     process.execPath,
     serviceArguments(),
-    { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATA_DIR: '.tmp/test-data', DNS_SERVERS: '127.0.0.1:9', ...env },
+    {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      DATA_DIR: '.tmp/test-data',
+      DNS_SERVERS: '127.0.0.1:9',
+      METRICS_PORT: '0',
+      ...env,
+    },
     'pipe',
     ready,
   );

@@ -3,7 +3,7 @@ import type { Resolver } from '../../dns/resolver.ts';
 import { createHelperSpawner } from '../spawn/spawn-helper.ts';
 import { createSpawnTurns } from '../spawn/spawn-turns.ts';
 import type { Spawner } from '../spawn/spawner.ts';
-import type { ProbeRouteDeps } from './probe-route.ts';
+import type { ProbeRouteDeps, StreamCounts } from './probe-route.ts';
 import { createStreamSlots } from './slots.ts';
 
 /** The probes' slice of the configuration. */
@@ -22,7 +22,7 @@ export interface ProbeConfig {
 export function createProbeRouteDeps(
   app: FastifyInstance,
   config: ProbeConfig,
-  options: { resolver: Resolver; now: () => number; spawner?: Spawner | undefined },
+  options: { resolver: Resolver; now: () => number; spawner?: Spawner | undefined; streamCounts: StreamCounts },
 ): ProbeRouteDeps {
   // The tools are started by a small helper process (see spawn-helper.ts), unless a test injects its own.
   let spawner = options.spawner;
@@ -40,5 +40,6 @@ export function createProbeRouteDeps(
     shutdownSignal: app.shutdownSignal,
     now: options.now,
     resolveDeadlineMs: config.dnsTimeoutMs * 3,
+    streamCounts: options.streamCounts,
   };
 }
