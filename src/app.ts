@@ -224,6 +224,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     onAnswerCache: (hit) => metrics.cache('json', hit),
     ...(deps.ipData ? { store: deps.ipData } : {}),
   });
+  metrics.watchDataSources(() => ipInfo.store.current?.sources ?? []);
   registerTextRoutes(app, ipInfo);
   registerDnsRoute(app, resolver);
   registerBlacklistRoute(

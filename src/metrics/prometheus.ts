@@ -1,56 +1,76 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { DataSourceFacts, Metrics } from './metrics.ts';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import type { CacheName, DataSourceFacts, Metrics, Upstream } from './metrics.ts';
+import { CounterFamily, HistogramFamily } from './series.ts';
 
 /** The families dashboards and alerts rely on (README, "Metrics"); renaming one breaks them. */
 export interface PrometheusMetrics {
   readonly registry: Registry;
   readonly metrics: Metrics;
-  readonly httpRequests: Counter<'route' | 'method' | 'status'>;
-  readonly httpDuration: Histogram<'route'>;
+  readonly httpRequests: CounterFamily;
+  readonly httpDuration: HistogramFamily;
 }
+
+const UPSTREAMS: readonly Upstream[] = ['dns', 'whois', 'rdap', 'tls', 'dnsbl', 'data_download'];
+const CACHES: readonly CacheName[] = ['dns', 'whois', 'dnsbl', 'json', 'key'];
+/** prom-client's default buckets, for request durations. */
+const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const UPSTREAM_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 /** One registry per app (tests build many apps in one process), with prom-client's default metrics. */
 export function createPrometheusMetrics(now: () => number = Date.now): PrometheusMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
-  const httpRequests = new Counter({
-    name: 'netinfo_http_requests_total',
-    help: 'HTTP requests answered, by matched route pattern ("unmatched" when none), method and status.',
-    labelNames: ['route', 'method', 'status'] as const,
-    registers,
-  });
-  const httpDuration = new Histogram({
-    name: 'netinfo_http_request_duration_seconds',
-    help: 'Time from request to response, by matched route pattern.',
-    labelNames: ['route'] as const,
-    registers,
-  });
-  const rateLimited = new Counter({
-    name: 'netinfo_rate_limited_total',
-    help: 'Requests refused with 429, by the tier of the caller.',
-    labelNames: ['tier'] as const,
-    registers,
-  });
-  const upstreamRequests = new Counter({
-    name: 'netinfo_upstream_requests_total',
-    help: 'Requests to upstream servers (dns, whois, rdap, tls, dnsbl, data_download) by outcome (ok, error, timeout).',
-    labelNames: ['upstream', 'outcome'] as const,
-    registers,
-  });
-  const upstreamDuration = new Histogram({
-    name: 'netinfo_upstream_duration_seconds',
-    help: 'Time upstream requests took, by upstream.',
-    labelNames: ['upstream'] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
-    registers,
-  });
-  const cacheRequests = new Counter({
-    name: 'netinfo_cache_requests_total',
-    help: 'Cache lookups (dns, whois, dnsbl, json, key) by result (hit, miss).',
-    labelNames: ['cache', 'result'] as const,
-    registers,
-  });
+  const httpRequests = new CounterFamily(
+    'netinfo_http_requests_total',
+    'HTTP requests answered, by matched route pattern ("unmatched" when none), method and status.',
+    registry,
+  );
+  const httpDuration = new HistogramFamily(
+    'netinfo_http_request_duration_seconds',
+    'Time from request to response, by matched route pattern.',
+    registry,
+    REQUEST_BUCKETS,
+  );
+  const rateLimited = new CounterFamily(
+    'netinfo_rate_limited_total',
+    'Requests refused with 429, by the tier of the caller.',
+    registry,
+  );
+  const upstreamRequests = new CounterFamily(
+    'netinfo_upstream_requests_total',
+    'Requests to upstream servers (dns, whois, rdap, tls, dnsbl, data_download) by outcome (ok, error, timeout).',
+    registry,
+  );
+  const upstreamDuration = new HistogramFamily(
+    'netinfo_upstream_duration_seconds',
+    'Time upstream requests took, by upstream.',
+    registry,
+    UPSTREAM_BUCKETS,
+  );
+  const cacheRequests = new CounterFamily(
+    'netinfo_cache_requests_total',
+    'Cache lookups (dns, whois, dnsbl, json, key) by result (hit, miss).',
+    registry,
+  );
+  // The series the hot paths bump, made once up front (so they are also shown at 0 before first use).
+  const upstreamSeries = new Map(
+    UPSTREAMS.map((upstream) => [
+      upstream,
+      {
+        duration: upstreamDuration.labels({ upstream }),
+        ok: upstreamRequests.labels({ upstream, outcome: 'ok' }),
+        error: upstreamRequests.labels({ upstream, outcome: 'error' }),
+        timeout: upstreamRequests.labels({ upstream, outcome: 'timeout' }),
+      },
+    ]),
+  );
+  const cacheSeries = new Map(
+    CACHES.map((cache) => [
+      cache,
+      { hit: cacheRequests.labels({ cache, result: 'hit' }), miss: cacheRequests.labels({ cache, result: 'miss' }) },
+    ]),
+  );
   const streamsActive = new Gauge({
     name: 'netinfo_streams_active',
     help: 'Ping and traceroute streams running now, by tool.',
@@ -103,14 +123,17 @@ export function createPrometheusMetrics(now: () => number = Date.now): Prometheu
 
   const metrics: Metrics = {
     upstream(upstream, outcome, seconds) {
-      upstreamRequests.inc({ upstream, outcome });
-      upstreamDuration.observe({ upstream }, seconds);
+      const series = upstreamSeries.get(upstream);
+      if (series === undefined) return;
+      series[outcome].value++;
+      series.duration.observe(seconds);
     },
     cache(cache, hit) {
-      cacheRequests.inc({ cache, result: hit ? 'hit' : 'miss' });
+      const series = cacheSeries.get(cache);
+      if (series !== undefined) (hit ? series.hit : series.miss).value++;
     },
     rateLimited(tier) {
-      rateLimited.inc({ tier });
+      rateLimited.labels({ tier }).value++;
     },
     streamStarted(tool) {
       streamsActive.inc({ tool });

@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
 import { buildTestApp } from '../support/app.ts';
+import { createFakeSpawner, ONE_PING_REPLY } from '../support/fake-spawner.ts';
 import { freePort } from '../support/free-port.ts';
 import { redisSkipReason, startRedis, type TestRedis } from '../support/redis-server.ts';
 import { startServiceProcess } from '../support/service-process.ts';
@@ -78,13 +79,18 @@ describe('metrics', () => {
     const app = await buildTestApp({ METRICS_PORT: String(metricsPort), RATE_LIMITS: 'public=100000/100000' });
     t.after(() => app.close());
     await app.ready();
+    const routes = (text: string) => new Set([...text.matchAll(/route="([^"]*)"/g)].map((match) => match[1]));
+    const before = routes((await scrape(metricsPort)).text);
     for (let index = 0; index < 200; index++) {
       await app.inject(`/${Math.random().toString(36).slice(2)}/${index}`);
     }
     const { text } = await scrape(metricsPort);
     assert.equal(sample(text, 'netinfo_http_requests_total{route="unmatched",method="GET",status="404"}'), 200);
     assert.equal(text.match(/^netinfo_http_requests_total\{/gm)?.length, 1);
-    assert.equal(text.match(/^netinfo_http_request_duration_seconds_count\{/gm)?.length, 1);
+    // The route patterns registered at startup, and "unmatched": no path of the flood.
+    assert.deepEqual(routes(text), before);
+    assert.ok(before.has('unmatched') && before.has('/api/v1/json/:ip'));
+    assert.ok([...before].every((route) => route === 'unmatched' || route?.startsWith('/')));
   });
 
   test('METRICS_PORT=0: the process listens on the public port only', async (t) => {
@@ -110,6 +116,55 @@ describe('metrics', () => {
       assert.match(error.message, new RegExp(`METRICS_PORT: 127\\.0\\.0\\.1:${port} is already in use`));
       return true;
     });
+  });
+
+  test('streams: active while running, then counted by how they ended', async (t) => {
+    let spawned = 0;
+    // The first ping replies and exits; the second fails (exit 2, no output).
+    const fake = createFakeSpawner((child) => {
+      spawned++;
+      if (spawned === 1) {
+        child.stdout(ONE_PING_REPLY);
+        child.exit(0);
+      } else child.exit(2);
+    });
+    const metricsPort = await freePort();
+    const app = await buildTestApp(
+      { METRICS_PORT: String(metricsPort), ALLOW_PRIVATE_TARGETS: 'true' },
+      { spawner: fake.spawner },
+    );
+    t.after(() => app.close());
+    for (let index = 0; index < 2; index++) {
+      assert.equal((await app.inject('/api/v1/ping?host=127.0.0.1&count=1')).statusCode, 200);
+    }
+    const { text } = await scrape(metricsPort);
+    assert.equal(sample(text, 'netinfo_streams_total{tool="ping",end="done"}'), 1);
+    assert.equal(sample(text, 'netinfo_streams_total{tool="ping",end="error"}'), 1);
+    assert.equal(sample(text, 'netinfo_streams_active{tool="ping"}'), 0);
+  });
+
+  test('the /json answer cache: a miss, then a hit; the loaded IP data by source', async (t) => {
+    const metricsPort = await freePort();
+    let time = Date.parse('2030-01-01T00:00:00Z');
+    const app = await buildTestApp(
+      { METRICS_PORT: String(metricsPort), RATE_LIMITS: 'public=1000/1000' },
+      { now: () => time },
+    );
+    t.after(() => app.close());
+    for (let index = 0; index < 2; index++) {
+      assert.equal((await app.inject('/api/v1/json/8.8.8.8')).statusCode, 200);
+    }
+    time += 10_000;
+    const { text } = await scrape(metricsPort);
+    assert.equal(sample(text, 'netinfo_cache_requests_total{cache="json",result="miss"}'), 1);
+    assert.equal(sample(text, 'netinfo_cache_requests_total{cache="json",result="hit"}'), 1);
+    // The embedded data: City and ASN, each with its build time and size.
+    for (const source of ['location', 'network']) {
+      assert.ok((sample(text, `netinfo_data_entries{source="${source}"}`) ?? 0) > 1000, source);
+      const age = sample(text, `netinfo_data_age_seconds{source="${source}"}`) ?? 0;
+      // Built before 2030 (the clock here), after 2015.
+      assert.ok(age > 0 && age < 15 * 365 * 86_400, `${source}: ${age}`);
+    }
   });
 
   describe('with WORKERS=2', { skip: redisSkipReason }, () => {
