@@ -222,6 +222,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const ipInfo = registerIpInfo(app, config, {
     resolver,
     onAnswerCache: (hit) => metrics.cache('json', hit),
+    onDataDownload: (outcome, seconds) => metrics.upstream('data_download', outcome, seconds),
     ...(deps.ipData ? { store: deps.ipData } : {}),
   });
   metrics.watchDataSources(() => ipInfo.store.current?.sources ?? []);

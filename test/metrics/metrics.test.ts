@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
+import { buildAccountsApp, PASSWORD, sessionClient } from '../support/accounts.ts';
 import { buildTestApp } from '../support/app.ts';
 import { createFakeSpawner, ONE_PING_REPLY } from '../support/fake-spawner.ts';
 import { freePort } from '../support/free-port.ts';
@@ -165,6 +166,22 @@ describe('metrics', () => {
       // Built before 2030 (the clock here), after 2015.
       assert.ok(age > 0 && age < 15 * 365 * 86_400, `${source}: ${age}`);
     }
+  });
+
+  test('the API-key cache: the first request with a key misses, the next ones hit', async (t) => {
+    const metricsPort = await freePort();
+    const accounts = await buildAccountsApp({ METRICS_PORT: String(metricsPort) });
+    t.after(() => accounts.close());
+    const browser = sessionClient(accounts.app);
+    assert.equal((await browser.signup('metrics@example.com', PASSWORD)).statusCode, 201);
+    const { key } = (await browser.createKey('k')).json();
+    for (let index = 0; index < 3; index++) {
+      const response = await accounts.app.inject({ url: '/api/v1/ipv6', headers: { authorization: `Bearer ${key}` } });
+      assert.equal(response.statusCode, 200);
+    }
+    const { text } = await scrape(metricsPort);
+    assert.equal(sample(text, 'netinfo_cache_requests_total{cache="key",result="miss"}'), 1);
+    assert.equal(sample(text, 'netinfo_cache_requests_total{cache="key",result="hit"}'), 2);
   });
 
   describe('with WORKERS=2', { skip: redisSkipReason }, () => {
