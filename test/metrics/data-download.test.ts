@@ -73,7 +73,9 @@ test('the data refresh counts each source it downloads as upstream data_download
     text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
   }
   const tor = Number(/netinfo_data_entries\{source="tor"\} (\d+)/.exec(text)?.[1]);
-  const listed = readFileSync(path.join(feedDir, 'tor-exit-nodes.lst'), 'utf8').split('\n').filter((line) => /^\d/.test(line));
+  const listed = readFileSync(path.join(feedDir, 'tor-exit-nodes.lst'), 'utf8')
+    .split('\n')
+    .filter((line) => /^\d/.test(line));
   assert.equal(tor, listed.length);
   const age = Number(/netinfo_data_age_seconds\{source="tor"\} ([\d.e-]+)/.exec(text)?.[1]);
   assert.ok(age >= 0 && age < 60, String(age));
