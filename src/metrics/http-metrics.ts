@@ -1,12 +1,5 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify';
 import type { CounterFamily, CounterSeries, HistogramFamily, HistogramSeries } from './series.ts';
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** The route's metric children, made once when the route is registered. */
-    httpMetrics?: RouteMetrics;
-  }
-}
 
 /** One route's children: the histogram's, and the counter's by method and status as they appear. */
 class RouteMetrics {
@@ -45,14 +38,25 @@ export function registerHttpMetrics(
   families: { httpRequests: CounterFamily; httpDuration: HistogramFamily },
 ): void {
   const { httpRequests, httpDuration } = families;
-  const unmatched = new RouteMetrics('unmatched', httpRequests, httpDuration);
-  app.addHook('onRoute', (route) => {
-    route.config = { ...route.config, httpMetrics: new RouteMetrics(route.url, httpRequests, httpDuration) };
-  });
-  app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    const metrics = request.is404 ? unmatched : (request.routeOptions.config.httpMetrics ?? unmatched);
+  const record = (metrics: RouteMetrics, request: FastifyRequest, reply: FastifyReply) => {
     metrics.count(request.method, reply.statusCode).value++;
     metrics.duration.observe(reply.elapsedTime / 1000);
+  };
+  // Each route gets a hook of its own holding its series: `request.routeOptions` would build an
+  // object on every request to say which route matched.
+  app.addHook('onRoute', (route) => {
+    const metrics = new RouteMetrics(route.url, httpRequests, httpDuration);
+    const hook: onResponseHookHandler = (request, reply, done) => {
+      record(metrics, request, reply);
+      done();
+    };
+    const existing = route.onResponse;
+    route.onResponse = existing === undefined ? [hook] : [...(Array.isArray(existing) ? existing : [existing]), hook];
+  });
+  // Requests that match no route: the not-found handler's context has the root hooks only.
+  const unmatched = new RouteMetrics('unmatched', httpRequests, httpDuration);
+  app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    if (request.is404) record(unmatched, request, reply);
     done();
   });
 }
