@@ -22,7 +22,15 @@ function startService(
   const command = [...(options.prefix ?? []), process.execPath, ...serviceArguments()];
   const child = spawn(command[0] as string, command.slice(1), {
     cwd: repoRoot,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DNS_SERVERS: '127.0.0.1:9', ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      DNS_SERVERS: '127.0.0.1:9',
+      METRICS_PORT: '0',
+      ...env,
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
     ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.gid }),
   });
