@@ -152,6 +152,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       'WORKERS: more than one process needs REDIS_URL, or each would keep its own rate-limit counters (N times the limit)',
     );
   }
+  if (problems.length === 0 && config.metricsPort !== 0 && config.metricsPort === config.port) {
+    problems.push(
+      'METRICS_PORT: must differ from PORT (the metrics are never served on the public port), or 0 for none',
+    );
+  }
   if (problems.length > 0) {
     throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   }

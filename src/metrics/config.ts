@@ -6,7 +6,7 @@ export const metricsConfigVariables = {
     name: 'METRICS_PORT',
     defaultText: '9464',
     description:
-      'TCP port of the Prometheus listener (`/metrics`), separate from the public port and never rate-limited; 0 turns it off. Several instances on one machine each need their own (or 0).',
+      'TCP port of the Prometheus listener (`/metrics`), separate from the public port (it must differ from `PORT`) and never rate-limited; 0 turns it off. Several instances on one machine each need their own (or 0); a port that is taken stops the start.',
     parse: integerIn(0, 65535, 9464),
   },
   metricsHost: {

@@ -29,6 +29,8 @@ describe('metrics', () => {
     assert.equal(defaults.metricsHost, '127.0.0.1');
     assert.equal(loadConfig({ METRICS_PORT: '0' }).metricsPort, 0);
     assert.throws(() => loadConfig({ METRICS_PORT: '70000' }), /METRICS_PORT/);
+    assert.throws(() => loadConfig({ PORT: '9000', METRICS_PORT: '9000' }), /METRICS_PORT: must differ from PORT/);
+    assert.equal(loadConfig({ PORT: '0', METRICS_PORT: '0' }).metricsPort, 0);
   });
 
   test('a scrape after known traffic shows exact counts: routes, a 429, an upstream timeout', async (t) => {
