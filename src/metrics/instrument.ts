@@ -4,12 +4,13 @@ import { DnsError } from '../dns/errors.ts';
 import type { Resolver } from '../dns/resolver.ts';
 import type { DnsTransport, ExchangeOutcome } from '../dns/transport.ts';
 import { TlsCheckError, type TlsChecker } from '../tls/inspect.ts';
-import type { CacheName, Metrics, Upstream } from './metrics.ts';
+import { type CacheName, type Metrics, noMetrics, type Upstream } from './metrics.ts';
 
 // Decorators the composition root puts around the backends it builds, so the capabilities report
-// to the metrics without knowing of them.
+// to the metrics without knowing of them. With the metrics off each returns what it was given.
 
 export function countedTtlCache<T>(cache: TtlCache<T>, name: CacheName, metrics: Metrics): TtlCache<T> {
+  if (metrics === noMetrics) return cache;
   return {
     async get(key) {
       const value = await cache.get(key);
@@ -21,6 +22,7 @@ export function countedTtlCache<T>(cache: TtlCache<T>, name: CacheName, metrics:
 }
 
 export function countedDnsCache(cache: DnsCache, metrics: Metrics): DnsCache {
+  if (metrics === noMetrics) return cache;
   return {
     async get(key) {
       const answer = await cache.get(key);
@@ -33,6 +35,7 @@ export function countedDnsCache(cache: DnsCache, metrics: Metrics): DnsCache {
 
 /** Every query sent to a DNS server (each try, UDP or TCP): netinfo_upstream_*{upstream="dns"}. */
 export function timedDnsTransport(transport: DnsTransport, metrics: Metrics): DnsTransport {
+  if (metrics === noMetrics) return transport;
   const report = (outcome: ExchangeOutcome<unknown>, started: number) =>
     metrics.upstream(
       'dns',
@@ -60,6 +63,7 @@ export function timedDnsTransport(transport: DnsTransport, metrics: Metrics): Dn
  * that was not answered from its cache. Their packets are also counted as `dns`, the transport.
  */
 export function timedDnsblResolver(resolver: Resolver, metrics: Metrics): Resolver {
+  if (metrics === noMetrics) return resolver;
   return {
     ...resolver,
     async query(name, type, options) {
@@ -80,6 +84,7 @@ export function timedDnsblResolver(resolver: Resolver, metrics: Metrics): Resolv
 
 /** Each certificate check (netinfo_upstream_*{upstream="tls"}); refused targets are not sent. */
 export function timedTlsChecker(checker: TlsChecker, metrics: Metrics): TlsChecker {
+  if (metrics === noMetrics) return checker;
   const upstream: Upstream = 'tls';
   return {
     async check(target) {
