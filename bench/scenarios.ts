@@ -1,6 +1,8 @@
 // The benchmark scenarios, shared by `npm run bench` (req/s, latency, CPU) and
 // `npm run bench:instructions` (instructions per request under callgrind).
+
 import type { Client, Options, Request } from 'autocannon';
+import { NO_DOWNLOADS_ENV } from '../test/support/no-downloads.ts';
 import { batchScenarioSetup, jsonIpScenarioSetup, jsonScenarioSetup } from './json-scenario.ts';
 import { keyedScenarioSetup } from './keyed-scenario.ts';
 
@@ -42,6 +44,8 @@ export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 
 /** How every scenario runs the service (before the scenario's own settings). */
 export const SERVICE_ENV: Readonly<Record<string, string>> = {
+  // Nothing is downloaded from the internet (a scenario that needs data serves it locally).
+  ...NO_DOWNLOADS_ENV,
   PORT: '0',
   HOST: '127.0.0.1',
   LOG_LEVEL: 'warn',

@@ -16,6 +16,7 @@ import path from 'node:path';
 import { createSpawnTurns } from '../src/probes/spawn/spawn-turns.ts';
 import { recordsHandler, startFakeDnsServer } from '../test/support/fake-dns-server.ts';
 import { type ListeningProcess, startListeningProcess } from '../test/support/listening-process.ts';
+import { NO_DOWNLOADS_ENV } from '../test/support/no-downloads.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 const TICKS_PER_SECOND = 100; // USER_HZ of /proc/<pid>/stat on Linux
@@ -27,6 +28,7 @@ function startServer(env: Record<string, string>): Promise<Server> {
     process.execPath,
     ['bench/stream-server.ts'],
     {
+      ...NO_DOWNLOADS_ENV,
       LOG_LEVEL: 'warn',
       DATA_DIR: '.tmp/bench-data',
       ALLOW_PRIVATE_TARGETS: 'true',

@@ -243,6 +243,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     resolver,
     now,
     spawner: deps.spawner,
+    slots: shared.streamSlots({
+      maxConcurrent: config.streamMaxConcurrent,
+      maxPerClient: config.streamMaxPerClient,
+      leaseMs: config.streamSlotLeaseSeconds * 1000,
+    }),
     streamCounts: {
       started: (tool) => metrics.streamStarted(tool),
       ended: (tool, end) => metrics.streamEnded(tool, end),

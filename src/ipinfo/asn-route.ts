@@ -10,7 +10,7 @@ import type { IpDataStore } from './data/ip-data-store.ts';
 const DESCRIPTION = `An autonomous system as the loaded ASN data knows it: its organisation and every range the data
 attributes to it, as sorted CIDRs (touching ranges merged; a range that is no single CIDR becomes the fewest
 CIDRs that cover it), with their counts and the number of IPv4 addresses. \`type\` and \`security\` come from the
-ASN-level rules and lists (X4BNet's VPN and datacenter ASN lists, after \`npm run data:update\`). \`country\` is
+ASN-level rules and lists (X4BNet's VPN and datacenter ASN lists, once the refresh or \`npm run data:update\` installed them). \`country\` is
 omitted: the ASN data has no country of registration, and one derived from where the prefixes are
 geolocated would be a guess.
 

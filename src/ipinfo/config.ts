@@ -41,10 +41,14 @@ function feedUrl(fallback: string) {
   };
 }
 
-/** A URL template (`{month}` and `{license_key}` are filled in per download), null for the default. */
-function templateUrl(raw: string | undefined): string | null {
+/**
+ * A URL template (`{month}` and `{license_key}` are filled in per download), 'default' when unset
+ * (DB-IP Lite, or MaxMind with a licence key), or null for `off` (that database is never downloaded).
+ */
+function templateUrl(raw: string | undefined): string | null | 'default' {
   const value = text('')(raw);
-  if (value === '') return null;
+  if (value === '') return 'default';
+  if (value.toLowerCase() === 'off') return null;
   httpUrl(value)(value.replaceAll('{month}', '2000-01').replaceAll('{license_key}', 'key'));
   return value;
 }
@@ -57,6 +61,8 @@ export const DEFAULT_FEED_URLS = {
   datacenterIpv4: 'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/output/datacenter/ipv4.txt',
   datacenterIpv6: 'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/output/datacenter/ipv6.txt',
   datacenterAsn: 'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/datacenter/ASN.txt',
+  // FireHOL's aggregate of open-proxy lists (see the README's data table for why this one).
+  proxy: 'https://raw.githubusercontent.com/firehol/blocklist-ipsets/master/firehol_proxies.netset',
 } as const;
 
 const feed = (name: string, what: string, key: keyof typeof DEFAULT_FEED_URLS) => ({
@@ -106,14 +112,15 @@ export const ipInfoConfigVariables = {
     defaultText:
       '`https://download.db-ip.com/free/dbip-city-lite-{month}.mmdb.gz`, or MaxMind GeoLite2-City when `MAXMIND_LICENSE_KEY` is set',
     description:
-      'Where `npm run data:update` fetches the City database (`.mmdb`, `.mmdb.gz` or MaxMind `.tar.gz`); `{month}` becomes the UTC `YYYY-MM` (the previous month is tried when the current one is not published yet), `{license_key}` the key.',
+      'Where `npm run data:update` and the refresh (DATA_REFRESH_HOURS) fetch the City database (`.mmdb`, `.mmdb.gz` or MaxMind `.tar.gz`); `{month}` becomes the UTC `YYYY-MM` (the previous month is tried when the current one is not published yet), `{license_key}` the key. `off`: never downloaded (the embedded data, or a copy installed earlier, stays in use).',
     parse: templateUrl,
   },
   geoipAsnUrl: {
     name: 'GEOIP_ASN_URL',
     defaultText:
       '`https://download.db-ip.com/free/dbip-asn-lite-{month}.mmdb.gz`, or MaxMind GeoLite2-ASN when `MAXMIND_LICENSE_KEY` is set',
-    description: 'Where `npm run data:update` fetches the ASN database; placeholders as for `GEOIP_CITY_URL`.',
+    description:
+      'Where `npm run data:update` and the refresh fetch the ASN database; placeholders and `off` as for `GEOIP_CITY_URL`.',
     parse: templateUrl,
   },
   feedTorUrl: feed('FEED_TOR_URL', "the Tor Project's bulk exit list", 'tor'),
@@ -123,12 +130,17 @@ export const ipInfoConfigVariables = {
   feedDatacenterIpv4Url: feed('FEED_DATACENTER_IPV4_URL', "X4BNet's datacenter IPv4 CIDRs", 'datacenterIpv4'),
   feedDatacenterIpv6Url: feed('FEED_DATACENTER_IPV6_URL', "X4BNet's datacenter IPv6 CIDRs", 'datacenterIpv6'),
   feedDatacenterAsnUrl: feed('FEED_DATACENTER_ASN_URL', "X4BNet's datacenter ASNs", 'datacenterAsn'),
+  feedProxyUrl: feed(
+    'FEED_PROXY_URL',
+    "FireHOL's open-proxy list (`firehol_proxies`: IPv4 addresses and networks)",
+    'proxy',
+  ),
   dataRefreshHours: {
     name: 'DATA_REFRESH_HOURS',
-    defaultText: '0 (off)',
+    defaultText: '24',
     description:
-      'When above 0, the service runs the data update itself every this many hours (and at startup when the last one is older), swapping the new data in without a restart.',
-    parse: integerIn(0, 8760, 0),
+      'The service runs the data update itself every this many hours, and at once in the background when it starts with no downloaded data (or data older than that), serving what it has meanwhile and swapping the new data in without a restart. A failed attempt (offline) logs one line and keeps the data in use. 0 turns it off (then only `npm run data:update` fetches data).',
+    parse: integerIn(0, 8760, 24),
   },
   hostnameTimeoutMs: {
     name: 'HOSTNAME_TIMEOUT_MS',

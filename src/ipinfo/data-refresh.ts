@@ -6,6 +6,8 @@ import { runDataUpdateInChild } from './updater/run-in-child.ts';
 import type { SourceReport } from './updater/run-update.ts';
 import { type UpdatePlanConfig, updatePlanFromConfig } from './updater/update-plan.ts';
 
+const RETRY_MS = 3_600_000;
+
 export type DownloadOutcome = 'ok' | 'error' | 'timeout';
 
 /** A source's report as the metrics count it: unchanged is a successful ask too; skipped was not asked. */
@@ -16,31 +18,53 @@ export function downloadOutcome(report: SourceReport): DownloadOutcome | null {
   return /no complete answer within \d+ ms/.test(report.detail) ? 'timeout' : 'error';
 }
 
-/** Runs the updater every DATA_REFRESH_HOURS, and once at startup when the last run is older. */
+/**
+ * Runs the updater every DATA_REFRESH_HOURS, and at once at startup when nothing was downloaded
+ * yet or the last run is older (the data loaded meanwhile, embedded or earlier, keeps serving).
+ * Each attempt logs one line: info when every source is current, warn naming the sources that
+ * failed (offline, say), which keep their previous data. Nothing is scheduled when every source
+ * is `off` or supplied by the operator: there is nothing to fetch.
+ */
 export function scheduleDataRefresh(
   app: FastifyInstance,
   config: UpdatePlanConfig & { readonly dataRefreshHours: number },
   store: IpDataStore,
   /** Told of each source the update asked for (netinfo_upstream_*{upstream="data_download"}). */
   onDownload: (outcome: DownloadOutcome, seconds: number) => void = () => {},
-): NodeJS.Timeout {
+): NodeJS.Timeout | undefined {
   const periodMs = config.dataRefreshHours * 3_600_000;
+  const plan = updatePlanFromConfig(config);
+  const fetched = (Object.keys(plan.urls) as (keyof typeof plan.urls)[]).filter(
+    (id) => plan.urls[id] !== null && plan.skip[id] === undefined,
+  );
+  if (fetched.length === 0) {
+    app.log.info('IP data refresh off: every source is off or supplied by the operator');
+    return undefined;
+  }
   let running = false;
   let lastRunAt = Number.NaN;
+  // Until a first download succeeds (a fresh install started offline), attempts come every hour
+  // rather than every DATA_REFRESH_HOURS.
+  let nothingDownloaded = true;
+  const manifestPath = ipDataPaths(config.dataDir).manifest;
+  const due = () => !(lastRunAt > Date.now() - periodMs) || (nothingDownloaded && !(lastRunAt > Date.now() - RETRY_MS));
   const refresh = async (reason: string) => {
     if (running) return;
     running = true;
     lastRunAt = Date.now();
     try {
       await store.loaded().catch(() => {});
-      const reports = await runDataUpdateInChild(updatePlanFromConfig(config), app.shutdownSignal);
+      const reports = await runDataUpdateInChild(plan, app.shutdownSignal);
       for (const report of reports) {
         const outcome = downloadOutcome(report);
         if (outcome !== null) onDownload(outcome, report.seconds ?? 0);
       }
       const failed = reports.filter((report) => report.outcome === 'failed');
       const updated = reports.filter((report) => report.outcome === 'updated').map((report) => report.id);
-      app.log.info({ reason, updated, failed: failed.map((f) => `${f.id}: ${f.detail}`) }, 'IP data refresh finished');
+      const fields = { reason, updated, failed: failed.map((f) => `${f.id}: ${f.detail}`) };
+      if (failed.length === 0) app.log.info(fields, 'IP data refresh finished');
+      else app.log.warn(fields, 'IP data refresh finished; the sources that failed keep the data in use');
+      nothingDownloaded = Object.keys((await readManifest(manifestPath)).sources).length === 0;
       await store.reload('scheduled refresh');
     } catch (error) {
       if (app.shutdownSignal.aborted) {
@@ -57,16 +81,18 @@ export function scheduleDataRefresh(
       running = false;
     }
   };
-  void readManifest(ipDataPaths(config.dataDir).manifest).then((manifest) => {
+  void readManifest(manifestPath).then((manifest) => {
     lastRunAt = Date.parse(manifest.updatedAt);
-    if (!(lastRunAt > Date.now() - periodMs)) void refresh('the last update is older than DATA_REFRESH_HOURS');
+    nothingDownloaded = Object.keys(manifest.sources).length === 0;
+    if (nothingDownloaded) void refresh('no data downloaded yet');
+    else if (due()) void refresh('the last update is older than DATA_REFRESH_HOURS');
   });
   // Timers cannot wait longer than 24.8 days, so look every hour (or sooner) whether one is due.
   const timer = setInterval(
     () => {
-      if (!(lastRunAt > Date.now() - periodMs)) void refresh('DATA_REFRESH_HOURS');
+      if (due()) void refresh(nothingDownloaded ? 'no data downloaded yet' : 'DATA_REFRESH_HOURS');
     },
-    Math.min(periodMs, 3_600_000),
+    Math.min(periodMs, RETRY_MS),
   );
   timer.unref();
   return timer;

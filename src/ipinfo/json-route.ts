@@ -19,10 +19,11 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 const DATA_DESCRIPTION = `Fields whose data is missing are omitted, never guessed.
 
-Data: a City database (MaxMind GeoLite2 City shipped with the service, DB-IP City Lite or GeoLite2 after
-\`npm run data:update\`, or the operator's own GEOIP_CITY_DB), ASN data (ip-location-db's RouteViews + RIR +
+Data: a City database (MaxMind GeoLite2 City shipped with the service, DB-IP City Lite or GeoLite2 once the
+service's refresh (DATA_REFRESH_HOURS, 24 by default) or \`npm run data:update\` downloaded it, or the operator's own GEOIP_CITY_DB), ASN data (ip-location-db's RouteViews + RIR +
 DB-IP ASN Lite compilation, DB-IP ASN Lite or GeoLite2 ASN, or GEOIP_ASN_DB), and security feeds (the Tor
-Project's exit list, X4BNet's VPN and datacenter lists, an optional GeoIP2 Anonymous IP database). New data
+Project's exit list, X4BNet's VPN and datacenter lists, FireHOL's open-proxy list, an optional GeoIP2
+Anonymous IP database). New data
 is swapped in while the service runs; one answer always comes from one consistent set.
 
 Attribution: the \`X-Data-Attribution\` header names the sources whose licences ask for credit, e.g.

@@ -4,10 +4,14 @@ import type { OwnerChanges } from '../accounts/owner-changes.ts';
 import { createRedisTtlCache } from '../cache/redis-ttl-cache.ts';
 import { createMemoryTtlCache, type TtlCache } from '../cache/ttl-cache.ts';
 import { createDnsCacheOver, createMemoryDnsCache, type DnsCache, type StoredAnswer } from '../dns/cache.ts';
+import type { FallbackState } from '../limits/fallback.ts';
 import { createFallbackRateLimitStore } from '../limits/fallback-store.ts';
 import { createMemoryRateLimitStore } from '../limits/memory-store.ts';
 import { createRedisRateLimitStore } from '../limits/redis-store.ts';
 import type { RateLimitStore } from '../limits/store.ts';
+import { createFallbackStreamSlots } from '../probes/stream/fallback-slots.ts';
+import { createRedisStreamSlots } from '../probes/stream/redis-slots.ts';
+import { createStreamSlots, type StreamSlots } from '../probes/stream/slots.ts';
 import { createRedisOwnerChanges } from './redis-owner-changes.ts';
 
 /** The backends whose state several instances must share: chosen once, here, from REDIS_URL. */
@@ -17,6 +21,15 @@ export interface SharedState {
   ttlCache<T>(namespace: string, maxEntries: number): TtlCache<T>;
   /** How instances tell each other that key owners changed; null with a single process. */
   readonly ownerChanges: OwnerChanges | null;
+  /** The ping/traceroute caps' counts; call once (one set of caps for all the tools). */
+  streamSlots(limits: StreamSlotLimits): StreamSlots;
+}
+
+export interface StreamSlotLimits {
+  maxConcurrent: number;
+  maxPerClient: number;
+  /** With Redis: how long a slot outlives its instance's last renewal. */
+  leaseMs: number;
 }
 
 /** The shared state's slice of the configuration: REDIS_URL, or null for a single process. */
@@ -40,6 +53,7 @@ export async function createSharedState(
       dnsCache: (maxEntries) => createMemoryDnsCache({ maxEntries, now }),
       ttlCache: (_namespace, maxEntries) => createMemoryTtlCache({ maxEntries, now }),
       ownerChanges: null,
+      streamSlots: (limits) => createStreamSlots(limits),
     };
   }
 
@@ -77,12 +91,16 @@ export async function createSharedState(
   // socket, and only the commands' time-outs say so. So: degraded also while the store's last call
   // failed, if that was since the connection was (re)made and within the last minute (without
   // traffic nothing would clear the flag).
+  // The stream slots fall back the same way; their last failure counts as the store's does.
+  const fallbacks: FallbackState[] = [rateLimitStore];
   app.readiness.add('redis', () => {
     if (redis.status !== 'ready') {
       return { state: 'degraded', detail: `Redis ${redis.status}: limits per process, caches bypassed` };
     }
-    const failedAt = rateLimitStore.lastFailureAt;
-    if (rateLimitStore.degraded && failedAt > readyAt && now() - failedAt < HUNG_REPORT_MS) {
+    const hung = fallbacks.some(
+      (state) => state.degraded && state.lastFailureAt > readyAt && now() - state.lastFailureAt < HUNG_REPORT_MS,
+    );
+    if (hung) {
       return { state: 'degraded', detail: 'Redis is not answering in time: limits per process, caches bypassed' };
     }
     return { state: 'ready' };
@@ -92,5 +110,16 @@ export async function createSharedState(
     dnsCache: () => createDnsCacheOver(createRedisTtlCache<StoredAnswer>(redis, 'dns', reportOutage), { now }),
     ttlCache: <T>(namespace: string) => createRedisTtlCache<T>(redis, namespace, reportOutage),
     ownerChanges: createRedisOwnerChanges(redis),
+    streamSlots: (limits) => {
+      const slots = createFallbackStreamSlots({
+        primary: createRedisStreamSlots(redis, { ...limits, now, onError: reportOutage }),
+        fallback: createStreamSlots(limits),
+        onOutage: reportOutage,
+        onRecovery: () => app.log.info('Redis back: stream caps shared again'),
+        now,
+      });
+      fallbacks.push(slots);
+      return slots;
+    },
   };
 }

@@ -5,6 +5,7 @@ import { request } from 'node:http';
 import path from 'node:path';
 import { test } from 'node:test';
 import { buildTestApp } from '../support/app.ts';
+import { NO_DOWNLOADS_ENV } from '../support/no-downloads.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '..', '..');
 
@@ -29,7 +30,7 @@ function getJson(
 test('the server process: dual-stack /api/v1/ipv6 over real sockets, then a clean SIGTERM exit', async () => {
   const child = spawn(process.execPath, ['src/start-with-compile-cache.ts'], {
     cwd: repoRoot,
-    env: { ...process.env, PORT: '0', HOST: '::', LOG_LEVEL: 'warn', DATA_DIR: '.tmp/test-data' },
+    env: { ...process.env, ...NO_DOWNLOADS_ENV, PORT: '0', HOST: '::', LOG_LEVEL: 'warn', DATA_DIR: '.tmp/test-data' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -78,7 +79,7 @@ test('the server process: dual-stack /api/v1/ipv6 over real sockets, then a clea
 test('a bad setting stops the process with a message naming the variable', async () => {
   const child = spawn(process.execPath, ['src/start-with-compile-cache.ts'], {
     cwd: repoRoot,
-    env: { ...process.env, PORT: 'eighty', RATE_LIMITS: 'public=1' },
+    env: { ...process.env, ...NO_DOWNLOADS_ENV, PORT: 'eighty', RATE_LIMITS: 'public=1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

@@ -7,14 +7,18 @@ import { mmdbPath } from '../support/mmdb-fixtures.ts';
 const base = { DNS_SERVERS: '127.0.0.1:9' };
 
 describe('IP data settings', () => {
-  it('defaults: embedded data, DB-IP Lite downloads, every feed on, no refresh, 500 ms hostname wait', () => {
+  it('defaults: embedded data, DB-IP Lite downloads, every feed on, refresh every 24 h, 500 ms hostname wait', () => {
     const config = loadConfig(base);
     assert.equal(config.geoipCityDb, null);
-    assert.equal(config.dataRefreshHours, 0);
+    assert.equal(config.dataRefreshHours, 24);
     assert.equal(config.hostnameTimeoutMs, 500);
     const plan = updatePlanFromConfig(config);
     assert.equal(plan.urls.city, 'https://download.db-ip.com/free/dbip-city-lite-{month}.mmdb.gz');
     assert.equal(plan.urls.tor, 'https://check.torproject.org/torbulkexitlist');
+    assert.equal(
+      plan.urls.proxy,
+      'https://raw.githubusercontent.com/firehol/blocklist-ipsets/master/firehol_proxies.netset',
+    );
     assert.deepEqual(plan.skip, {});
   });
 
@@ -30,6 +34,17 @@ describe('IP data settings', () => {
     assert.equal(plan.urls.asn, 'https://mirror.test/asn-{month}.mmdb');
     assert.equal(plan.urls['vpn-ipv6'], null);
     assert.equal(plan.licenseKey, 'k');
+  });
+
+  it('every source URL accepts `off` (case-insensitive): that source is never downloaded', () => {
+    const plan = updatePlanFromConfig(
+      loadConfig({ ...base, GEOIP_CITY_URL: 'off', GEOIP_ASN_URL: 'OFF', FEED_PROXY_URL: 'Off', FEED_TOR_URL: 'off' }),
+    );
+    assert.equal(plan.urls.city, null);
+    assert.equal(plan.urls.asn, null);
+    assert.equal(plan.urls.proxy, null);
+    assert.equal(plan.urls.tor, null);
+    assert.throws(() => loadConfig({ ...base, FEED_PROXY_URL: 'offline' }), /FEED_PROXY_URL/);
   });
 
   it('operator databases are opened at startup: a wrong kind or a missing file names the variable', () => {

@@ -32,6 +32,8 @@ describe('new data is swapped into the running service, whole', { skip, timeout:
     DATA_DIR: dataDir,
     HOSTNAME_TIMEOUT_MS: '0',
     RATE_LIMITS: 'public=1000000/1000000',
+    // These tests run the updater themselves; the service's own refresh would race them for its lock.
+    DATA_REFRESH_HOURS: '0',
   });
 
   before(async () => {
@@ -85,6 +87,7 @@ describe('new data is swapped into the running service, whole', { skip, timeout:
       'datacenter-ipv4': null,
       'datacenter-ipv6': null,
       'datacenter-asn': null,
+      proxy: null,
     };
     const plan: UpdatePlan = {
       dataDir,

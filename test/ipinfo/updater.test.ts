@@ -25,7 +25,7 @@ function planFor(server: LocalHttpServer, dataDir: string, overrides: Partial<Up
     city: `${server.origin}/dbip-city-lite-{month}.mmdb.gz`,
     asn: `${server.origin}/dbip-asn-lite-{month}.mmdb.gz`,
   } as Record<SourceId, string | null>;
-  for (const id of Object.keys(FEED_FILES) as SourceId[]) urls[id] = `${server.origin}/feeds/${id}.txt`;
+  for (const id of [...Object.keys(FEED_FILES), 'proxy'] as SourceId[]) urls[id] = `${server.origin}/feeds/${id}.txt`;
   return { dataDir, urls, skip: {}, licenseKey: null, ...overrides };
 }
 
@@ -37,7 +37,11 @@ function serveGoodData(server: LocalHttpServer): void {
   for (const [id, file] of Object.entries(FEED_FILES)) {
     server.set(`/feeds/${id}.txt`, { body: feed(file), headers: { etag: `"${id}-v1"` } });
   }
+  server.set('/feeds/proxy.txt', { body: PROXY_NETSET, headers: { etag: '"proxy-v1"' } });
 }
+
+/** In the format of FireHOL's firehol_proxies.netset: a comment header, then addresses and networks. */
+const PROXY_NETSET = '#\n# firehol_proxies\n#\n81.2.69.142\n89.160.20.128/25\n';
 
 describe('npm run data:update (runDataUpdate) against a local HTTP server', {
   skip: skipReason,
@@ -64,7 +68,7 @@ describe('npm run data:update (runDataUpdate) against a local HTTP server', {
     const reports = await update();
     assert.deepEqual(
       reports.map((r) => [r.id, r.outcome]),
-      Object.keys({ city: 1, asn: 1, ...FEED_FILES }).map((id) => [id, 'updated']),
+      Object.keys({ city: 1, asn: 1, ...FEED_FILES, proxy: 1 }).map((id) => [id, 'updated']),
     );
     assert.deepEqual(installed('city.mmdb'), mmdb('GeoIP2-City-Test'), 'decompressed and installed byte for byte');
     assert.deepEqual(installed('asn.mmdb'), mmdb('GeoLite2-ASN-Test'));
@@ -89,7 +93,9 @@ describe('npm run data:update (runDataUpdate) against a local HTTP server', {
     });
     assert.equal(data.location?.databaseType, 'GeoIP2-City');
     assert.equal(data.network?.databaseType, 'GeoLite2-ASN');
-    assert.deepEqual(data.feeds.lookup('101.99.92.179'), { tor: true, vpn: false, hosting: false });
+    assert.deepEqual(data.feeds.lookup('101.99.92.179'), { tor: true, vpn: false, hosting: false, proxy: false });
+    assert.deepEqual(data.feeds.lookup('89.160.20.200'), { tor: false, vpn: false, hosting: false, proxy: true });
+    assert.equal(manifest.sources.proxy?.size, 2, 'the open-proxy list, installed like the other feeds');
     assert.deepEqual(data.problems, []);
 
     // A feed turned off afterwards (FEED_TOR_URL=off) is not used, though its copy is still there.
@@ -285,11 +291,11 @@ describe('npm run data:update (runDataUpdate) against a local HTTP server', {
     // A live pid in a lock older than any run can last is a reused pid, not a running update.
     const hoursAgo = new Date(NOW.getTime() - 3 * 3_600_000).toISOString();
     await writeFile(lock, JSON.stringify({ pid: process.pid, startedAt: hoursAgo }));
-    assert.equal((await update()).length, 9);
+    assert.equal((await update()).length, 10);
     const exited = spawnSync(process.execPath, ['-e', 'process.exit(0)']);
     await writeFile(lock, JSON.stringify({ pid: exited.pid, startedAt: NOW.toISOString() }));
     const reports = await update();
-    assert.equal(reports.length, 9);
+    assert.equal(reports.length, 10);
     await assert.rejects(readFile(lock), /ENOENT/, 'released afterwards');
   });
 });

@@ -11,6 +11,7 @@ import { createRedisTtlCache } from '../../src/cache/redis-ttl-cache.ts';
 import { createDnsCacheOver, type StoredAnswer } from '../../src/dns/cache.ts';
 import { createRedisRateLimitStore } from '../../src/limits/redis-store.ts';
 import { buildTestApp, manualClock } from '../support/app.ts';
+import { NO_DOWNLOADS_ENV } from '../support/no-downloads.ts';
 import { redisSkipReason, startRedis, type TestRedis } from '../support/redis-server.ts';
 import { startServiceProcess } from '../support/service-process.ts';
 import { serviceArguments } from '../support/start-command.ts';
@@ -114,6 +115,7 @@ describe('with Redis (REDIS_URL)', { skip: redisSkipReason, timeout: 90_000 }, (
       // LOG_LEVEL=info: each worker logs "Server listening" with its pid.
       env: {
         ...process.env,
+        ...NO_DOWNLOADS_ENV,
         WORKERS: '2',
         REDIS_URL: redis.url,
         HOST: '127.0.0.1',
@@ -188,6 +190,7 @@ describe('with Redis (REDIS_URL)', { skip: redisSkipReason, timeout: 90_000 }, (
         // name is looked up (a name would go to the system's resolver, off the machine).
         env: {
           ...process.env,
+          ...NO_DOWNLOADS_ENV,
           WORKERS: '2',
           REDIS_URL: redis.url,
           HOST: '203.0.113.254',

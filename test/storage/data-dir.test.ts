@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { DirectoryError, prepareDirectory } from '../../src/storage/data-dir.ts';
+import { NO_DOWNLOADS_ENV } from '../support/no-downloads.ts';
 import { serviceArguments } from '../support/start-command.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '..', '..');
@@ -24,6 +25,7 @@ function startService(
     cwd: repoRoot,
     env: {
       ...process.env,
+      ...NO_DOWNLOADS_ENV,
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',

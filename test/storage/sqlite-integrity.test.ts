@@ -10,6 +10,7 @@ import type { AccountRepository } from '../../src/storage/repository.ts';
 import { openSqliteRepository } from '../../src/storage/sqlite.ts';
 import { guardAgainstCorruption, QUICK_CHECK_MAX_BYTES } from '../../src/storage/sqlite-integrity.ts';
 import { buildAccountsApp, PASSWORD, sessionClient } from '../support/accounts.ts';
+import { NO_DOWNLOADS_ENV } from '../support/no-downloads.ts';
 import { serviceArguments } from '../support/start-command.ts';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'netinfo-integrity-'));
@@ -57,6 +58,7 @@ function startService(
     cwd: repoRoot,
     env: {
       ...process.env,
+      ...NO_DOWNLOADS_ENV,
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',

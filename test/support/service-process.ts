@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { startListeningProcess } from './listening-process.ts';
+import { NO_DOWNLOADS_ENV } from './no-downloads.ts';
 import { serviceArguments } from './start-command.ts';
 
 export interface ServiceProcess {
@@ -25,6 +26,7 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
     process.execPath,
     serviceArguments(),
     {
+      ...NO_DOWNLOADS_ENV,
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
@@ -41,7 +43,8 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
     child,
     output,
     async stop() {
-      if (child.exitCode !== null) return child.exitCode;
+      // A child killed by a signal has exitCode null but has exited all the same.
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       const exited = once(child, 'exit');
       child.kill('SIGTERM');
       const [code] = await exited;

@@ -115,7 +115,7 @@ export const AsnBody = Type.Object(
     ),
     sources: Type.Array(Type.Union(ASN_SOURCES.map((value) => Type.Literal(value))), {
       description:
-        'The loaded data this answer comes from: `asn-data` (the ASN data, as for /json: names and prefixes), `vpn-asns` and `datacenter-asns` (the lists, once `npm run data:update` has installed them).',
+        'The loaded data this answer comes from: `asn-data` (the ASN data, as for /json: names and prefixes), `vpn-asns` and `datacenter-asns` (the lists, once the refresh or `npm run data:update` has installed them).',
     }),
   },
   { additionalProperties: false },

@@ -23,6 +23,7 @@ export type SecuritySource =
   | 'vpn-asns'
   | 'datacenter-networks'
   | 'datacenter-asns'
+  | 'proxy-list'
   | 'anonymous-ip-database';
 
 export interface Security {
@@ -108,6 +109,7 @@ function securityOf(
   if (asn !== undefined && data.feedsLoaded.has('vpn-asn')) sources.push('vpn-asns');
   if (coverage.datacenter[family]) sources.push('datacenter-networks');
   if (asn !== undefined && data.feedsLoaded.has('datacenter-asn')) sources.push('datacenter-asns');
+  if (coverage.proxy[family]) sources.push('proxy-list');
   if (anonymity !== undefined) sources.push('anonymous-ip-database');
 
   const byDatabase = anonymity !== undefined;
@@ -115,9 +117,9 @@ function securityOf(
   const tor = indicator(listed.tor || anonymity?.tor === true, coverage.tor[family] || byDatabase);
   const vpn = indicator(listed.vpn || anonymity?.vpn === true, coverage.vpn[family] || byDatabase);
   const hosting = indicator(listed.hosting || anonymity?.hosting === true, coverage.datacenter[family] || byDatabase);
-  const openProxy = anonymity?.publicProxy === true || anonymity?.residentialProxy === true;
-  // Only the Anonymous IP database knows open proxies, so only it can make `proxy` false.
-  const proxy = indicator(tor === true || vpn === true || openProxy, byDatabase);
+  const openProxy = listed.proxy || anonymity?.publicProxy === true || anonymity?.residentialProxy === true;
+  // Only the open-proxy list and the Anonymous IP database know open proxies, so only they can make `proxy` false.
+  const proxy = indicator(tor === true || vpn === true || openProxy, coverage.proxy[family] || byDatabase);
   if (proxy !== undefined) security.proxy = proxy;
   if (vpn !== undefined) security.vpn = vpn;
   if (tor !== undefined) security.tor = tor;

@@ -13,6 +13,7 @@ export const SECURITY_SOURCES = [
   'vpn-asns',
   'datacenter-networks',
   'datacenter-asns',
+  'proxy-list',
   'anonymous-ip-database',
 ] as const;
 
@@ -80,7 +81,7 @@ const Security = Type.Object(
     proxy: Type.Optional(
       Type.Boolean({
         description:
-          "The address relays other people's traffic: a Tor exit, a VPN endpoint, or a public or residential proxy. True whenever `tor` or `vpn` is; false only with a GeoIP2 Anonymous IP database (GEOIP_ANONYMOUS_DB), the one source that knows open proxies.",
+          "The address relays other people's traffic: a Tor exit, a VPN endpoint, or an open proxy (FireHOL's open-proxy list, FEED_PROXY_URL; or a public or residential proxy in a GeoIP2 Anonymous IP database, GEOIP_ANONYMOUS_DB). True whenever `tor` or `vpn` is; false once the Anonymous IP database, or an open-proxy list with entries of the address's family, is loaded and does not list the address (FireHOL's list is IPv4 only, so without the database `proxy` is omitted for IPv6 addresses that are no Tor exit or VPN); omitted while neither is.",
       }),
     ),
     vpn: Type.Optional(
@@ -103,7 +104,7 @@ const Security = Type.Object(
     ),
     sources: Type.Array(literals(SECURITY_SOURCES, 'A loaded source.'), {
       description:
-        'The loaded sources consulted for this address. An indicator is true when any of them lists the address, false when one that covers the address family does not, and omitted when none could say: a false is never guessed. Feeds arrive with `npm run data:update`; until then only `bogon` is present.',
+        "The loaded sources consulted for this address. An indicator is true when any of them lists the address, false when one that covers the address family does not, and omitted when none could say: a false is never guessed. Feeds arrive with the first data refresh (at startup when none was downloaded yet, DATA_REFRESH_HOURS) or `npm run data:update`; until then only `bogon` is present. `proxy-list` is FireHOL's open-proxy list.",
     }),
   },
   { additionalProperties: false, description: 'Security indicators.' },

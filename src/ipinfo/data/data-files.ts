@@ -31,7 +31,8 @@ export type SourceId =
   | 'vpn-asn'
   | 'datacenter-ipv4'
   | 'datacenter-ipv6'
-  | 'datacenter-asn';
+  | 'datacenter-asn'
+  | 'proxy';
 
 export type SourceKind = 'city-mmdb' | 'asn-mmdb' | 'tor-list' | 'cidr-list' | 'asn-list';
 
@@ -53,6 +54,7 @@ export const SOURCES: readonly SourceSpec[] = [
   { id: 'datacenter-ipv4', kind: 'cidr-list', file: 'datacenter-ipv4.txt', what: 'datacenter IPv4 networks' },
   { id: 'datacenter-ipv6', kind: 'cidr-list', file: 'datacenter-ipv6.txt', what: 'datacenter IPv6 networks' },
   { id: 'datacenter-asn', kind: 'asn-list', file: 'datacenter-asn.txt', what: 'datacenter ASNs' },
+  { id: 'proxy', kind: 'cidr-list', file: 'proxy.txt', what: 'open-proxy networks' },
 ];
 
 /** What the updater knows of one installed download. */

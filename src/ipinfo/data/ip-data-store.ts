@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import type { ReadinessCheck } from '../../health/readiness.ts';
-import type { IpData } from './ip-data.ts';
+import type { IpData, SourceAge } from './ip-data.ts';
 
 export interface IpDataLog {
   info(details: object, message: string): void;
@@ -122,13 +122,35 @@ export function createIpDataStore(options: IpDataStoreOptions): IpDataStore {
       }
       const notes = [...current.problems, ...(lastReloadError ? [`last reload failed: ${lastReloadError}`] : [])];
       const summary = current.loaded.map((part) => `${part.part}: ${part.description}`).join('; ');
-      const feeds = current.feedsLoaded.size === 0 ? '; no security feeds yet (run npm run data:update)' : '';
-      if (notes.length > 0) return { state: 'degraded', detail: `${notes.join('; ')} | ${summary}${feeds}` };
-      return { state: 'ready', detail: `${summary}${feeds}` };
+      const feeds =
+        current.feedsLoaded.size === 0
+          ? '; no security feeds yet (the refresh or npm run data:update installs them)'
+          : '';
+      const ages = ` | ages: ${describeAges(current.ages, Date.now())}`;
+      if (notes.length > 0) return { state: 'degraded', detail: `${notes.join('; ')} | ${summary}${feeds}${ages}` };
+      return { state: 'ready', detail: `${summary}${feeds}${ages}` };
     },
     close() {
       closed = true;
       if (timer !== undefined) clearInterval(timer);
     },
   };
+}
+
+/** `city built 41 d ago (embedded), tor downloaded 2 h ago, ...`: each loaded source and its age. */
+export function describeAges(ages: readonly SourceAge[], now: number): string {
+  if (ages.length === 0) return 'none';
+  return ages
+    .map((age) => {
+      const origin = age.kind === 'built' ? ` (${age.origin})` : '';
+      return `${age.source} ${age.kind} ${formatAge(now - Date.parse(age.at))} ago${origin}`;
+    })
+    .join(', ');
+}
+
+function formatAge(ms: number): string {
+  const minutes = Math.max(0, Math.floor(ms / 60_000));
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  return hours < 48 ? `${hours} h` : `${Math.floor(hours / 24)} d`;
 }

@@ -4,7 +4,7 @@ import type { Cidr } from '../../net/cidr.ts';
 import type { IpAddress } from '../../net/ip-address.ts';
 import { type AsnIndex, buildAsnIndex } from './asn-index.ts';
 import type { AsnRangeColumns, AsnRanges } from './asn-ranges.ts';
-import { ipDataPaths, SOURCES, type SourceId } from './data-files.ts';
+import { ipDataPaths, readManifest, SOURCES, type SourceId } from './data-files.ts';
 import { embeddedAsnRanges, embeddedCityDatabase } from './embedded-data.ts';
 import { parseAsnList, parseCidrList, parseTorExitList } from './feeds.ts';
 import {
@@ -37,6 +37,8 @@ export interface IpData {
   readonly loaded: readonly LoadedPart[];
   /** Each loaded database and feed with its age and size (netinfo_data_age_seconds, netinfo_data_entries). */
   readonly sources?: readonly SourceFacts[];
+  /** How old each loaded source is, for /readyz: the databases' build dates, the feeds' downloads. */
+  readonly ages: readonly SourceAge[];
   /** What went wrong while loading (the part was left out, or an older copy kept). */
   readonly problems: readonly string[];
   /** The credit the loaded data's licences ask for, for the X-Data-Attribution header. */
@@ -45,8 +47,17 @@ export interface IpData {
   readonly parts: ReadonlyMap<string, unknown>;
 }
 
-const FEED_NAMES = ['tor', 'vpn', 'vpn-asn', 'datacenter', 'datacenter-asn'] as const;
+const FEED_NAMES = ['tor', 'vpn', 'vpn-asn', 'datacenter', 'datacenter-asn', 'proxy'] as const;
 export type FeedName = (typeof FEED_NAMES)[number];
+
+export interface SourceAge {
+  /** `city`, `asn`, or a feed's source id (`tor`, `vpn-ipv4`, ..., `proxy`). */
+  readonly source: string;
+  /** `built` (a database's build date) or `downloaded` (when the updater installed a feed). */
+  readonly kind: 'built' | 'downloaded';
+  readonly at: string;
+  readonly origin: LoadedPart['origin'];
+}
 
 export interface LoadedPart {
   readonly part: 'location' | 'network' | 'anonymity' | 'connection-type' | 'feeds';
@@ -200,7 +211,25 @@ export async function loadIpData(options: IpDataOptions, previous?: IpData): Pro
       updatedAt: part.builtAt === undefined ? null : Date.parse(part.builtAt),
       entries: part.entries ?? 0,
     }));
+  const ages: SourceAge[] = [];
+  for (const [source, part] of [
+    ['city', 'location'],
+    ['asn', 'network'],
+  ] as const) {
+    const found = loaded.find((p) => p.part === part);
+    if (found?.builtAt !== undefined) ages.push({ source, kind: 'built', at: found.builtAt, origin: found.origin });
+  }
+  const manifest = await readManifest(paths.manifest);
+  for (const source of SOURCES) {
+    const feed = FEED_OF[source.id];
+    if (feed === undefined || !feeds.names.has(feed) || options.feedsOff?.includes(source.id)) continue;
+    const at = manifest.sources[source.id]?.installedAt;
+    if (at !== undefined && (await identity(path.join(paths.downloads, source.file))) !== 'missing') {
+      ages.push({ source: source.id, kind: 'downloaded', at, origin: 'downloaded' });
+    }
+  }
   return {
+    ages,
     ...(location ? { location } : {}),
     ...(network ? { network } : {}),
     ...(asnIndex ? { asnIndex } : {}),
@@ -234,6 +263,7 @@ const FEED_OF: Partial<Record<SourceId, FeedName>> = {
   'datacenter-ipv4': 'datacenter',
   'datacenter-ipv6': 'datacenter',
   'datacenter-asn': 'datacenter-asn',
+  proxy: 'proxy',
 };
 
 /** Parses the installed feeds; rebuilt only when one of the files changed since the last load. */
@@ -254,7 +284,7 @@ async function loadFeeds(
     parts.set(key, reused);
     return reused;
   }
-  const cidrs: Record<'tor' | 'vpn' | 'datacenter', Cidr[][]> = { tor: [], vpn: [], datacenter: [] };
+  const cidrs: Record<'tor' | 'vpn' | 'datacenter' | 'proxy', Cidr[][]> = { tor: [], vpn: [], datacenter: [], proxy: [] };
   const asns: Record<'vpn-asn' | 'datacenter-asn', number[][]> = { 'vpn-asn': [], 'datacenter-asn': [] };
   const names = new Set<FeedName>();
   const facts = new Map<FeedName, { updatedAt: number | null; entries: number }>();
@@ -293,6 +323,7 @@ async function loadFeeds(
     torExits: cidrs.tor.flat(),
     vpnNetworks: cidrs.vpn.flat(),
     datacenterNetworks: cidrs.datacenter.flat(),
+    proxyNetworks: cidrs.proxy.flat(),
     vpnAsns: asns['vpn-asn'].flat(),
     datacenterAsns: asns['datacenter-asn'].flat(),
   };

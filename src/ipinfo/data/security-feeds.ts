@@ -7,6 +7,8 @@ export interface SecurityFeedData {
   readonly torExits?: readonly Cidr[];
   readonly vpnNetworks?: readonly Cidr[];
   readonly datacenterNetworks?: readonly Cidr[];
+  /** Open proxies (FireHOL's firehol_proxies list): addresses and networks. */
+  readonly proxyNetworks?: readonly Cidr[];
   readonly vpnAsns?: readonly number[];
   readonly datacenterAsns?: readonly number[];
 }
@@ -15,6 +17,8 @@ export interface SecurityVerdict {
   readonly tor: boolean;
   readonly vpn: boolean;
   readonly hosting: boolean;
+  /** The address is on the open-proxy list. */
+  readonly proxy: boolean;
 }
 
 /** The address families a feed has entries for. */
@@ -28,6 +32,7 @@ export interface SecurityFeeds {
    * - tor: the address is a listed exit relay.
    * - vpn: the address is in a VPN-provider network, or `asn` is a listed VPN-provider ASN.
    * - hosting: the address is in a datacenter network, or `asn` is a listed datacenter ASN.
+   * - proxy: the address is in a network of the open-proxy list.
    * The flags are independent: a VPN exit in a datacenter is both vpn and hosting. The ASN rules
    * exist because X4BNet builds its CIDR lists from those ASNs' announcements, so the ASN catches
    * prefixes announced after the snapshot was taken.
@@ -42,7 +47,12 @@ export interface SecurityFeeds {
    * only evidence where the feed lists that family at all: the Tor Project's bulk exit list, for
    * one, has only IPv4 addresses, so it cannot say that an IPv6 client is not a Tor exit.
    */
-  readonly coverage: { readonly tor: FeedCoverage; readonly vpn: FeedCoverage; readonly datacenter: FeedCoverage };
+  readonly coverage: {
+    readonly tor: FeedCoverage;
+    readonly vpn: FeedCoverage;
+    readonly datacenter: FeedCoverage;
+    readonly proxy: FeedCoverage;
+  };
 }
 
 /**
@@ -53,6 +63,7 @@ export function buildSecurityFeeds(data: SecurityFeedData): SecurityFeeds {
   const tor = membership(data.torExits);
   const vpn = membership(data.vpnNetworks);
   const datacenter = membership(data.datacenterNetworks);
+  const proxy = membership(data.proxyNetworks);
   const vpnAsns = new Set(data.vpnAsns);
   const datacenterAsns = new Set(data.datacenterAsns);
   function lookupAddress(address: IpAddress, asn?: number): SecurityVerdict {
@@ -61,6 +72,7 @@ export function buildSecurityFeeds(data: SecurityFeedData): SecurityFeeds {
       tor: tor.lookupAddress(address) === true,
       vpn: vpn.lookupAddress(address) === true || byAsn(vpnAsns),
       hosting: datacenter.lookupAddress(address) === true || byAsn(datacenterAsns),
+      proxy: proxy.lookupAddress(address) === true,
     };
   }
   return {
@@ -68,12 +80,13 @@ export function buildSecurityFeeds(data: SecurityFeedData): SecurityFeeds {
     lookupAsn: (asn) => ({ vpn: vpnAsns.has(asn), hosting: datacenterAsns.has(asn) }),
     lookup(ip: string, asn?: number): SecurityVerdict {
       const address = parseIp(ip);
-      return address === null ? { tor: false, vpn: false, hosting: false } : lookupAddress(unmapIpv4(address), asn);
+      return address === null ? { tor: false, vpn: false, hosting: false, proxy: false } : lookupAddress(unmapIpv4(address), asn);
     },
     coverage: {
       tor: coverageOf(data.torExits),
       vpn: coverageOf(data.vpnNetworks),
       datacenter: coverageOf(data.datacenterNetworks),
+      proxy: coverageOf(data.proxyNetworks),
     },
   };
 }

@@ -82,7 +82,8 @@ async function updateSource(
   const { id } = source;
   const skip = plan.skip[id];
   if (skip !== undefined) return { id, outcome: 'skipped', detail: skip };
-  const template = plan.urls[id];
+  // A plan built before a source existed (a test's, a stored one) has no entry for it: not fetched.
+  const template = plan.urls[id] ?? null;
   if (template === null) return { id, outcome: 'skipped', detail: 'turned off' };
   const installed = manifest.sources[id];
   const work = path.join(

@@ -14,8 +14,9 @@ export interface UpdatePlan {
 export interface UpdatePlanConfig {
   readonly dataDir: string;
   readonly maxmindLicenseKey: string | null;
-  readonly geoipCityUrl: string | null;
-  readonly geoipAsnUrl: string | null;
+  /** 'default': DB-IP Lite, or MaxMind with a licence key; null: `off`, never downloaded. */
+  readonly geoipCityUrl: string | null | 'default';
+  readonly geoipAsnUrl: string | null | 'default';
   /** An operator-supplied database, which no update replaces. */
   readonly geoipCityDb: string | null;
   readonly geoipAsnDb: string | null;
@@ -26,6 +27,7 @@ export interface UpdatePlanConfig {
   readonly feedDatacenterIpv4Url: string | null;
   readonly feedDatacenterIpv6Url: string | null;
   readonly feedDatacenterAsnUrl: string | null;
+  readonly feedProxyUrl: string | null;
 }
 
 const DBIP = (kind: 'city' | 'asn') => `https://download.db-ip.com/free/dbip-${kind}-lite-{month}.mmdb.gz`;
@@ -36,8 +38,8 @@ const MAXMIND = (edition: string) =>
 export function updatePlanFromConfig(config: UpdatePlanConfig): UpdatePlan {
   const key = config.maxmindLicenseKey;
   const urls: Record<SourceId, string | null> = {
-    city: config.geoipCityUrl ?? (key ? MAXMIND('GeoLite2-City') : DBIP('city')),
-    asn: config.geoipAsnUrl ?? (key ? MAXMIND('GeoLite2-ASN') : DBIP('asn')),
+    city: config.geoipCityUrl === 'default' ? (key ? MAXMIND('GeoLite2-City') : DBIP('city')) : config.geoipCityUrl,
+    asn: config.geoipAsnUrl === 'default' ? (key ? MAXMIND('GeoLite2-ASN') : DBIP('asn')) : config.geoipAsnUrl,
     tor: config.feedTorUrl,
     'vpn-ipv4': config.feedVpnIpv4Url,
     'vpn-ipv6': config.feedVpnIpv6Url,
@@ -45,6 +47,7 @@ export function updatePlanFromConfig(config: UpdatePlanConfig): UpdatePlan {
     'datacenter-ipv4': config.feedDatacenterIpv4Url,
     'datacenter-ipv6': config.feedDatacenterIpv6Url,
     'datacenter-asn': config.feedDatacenterAsnUrl,
+    proxy: config.feedProxyUrl,
   };
   const skip: UpdatePlan['skip'] = {};
   if (config.geoipCityDb) skip.city = `GEOIP_CITY_DB is set (${config.geoipCityDb})`;

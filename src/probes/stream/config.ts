@@ -16,4 +16,11 @@ export const streamConfigVariables = {
       'Ping and traceroute streams one caller may have open at the same time (counted like the rate limits: per IPv4 address, IPv6 /64 or account); one more is answered 429.',
     parse: integerIn(1, 100_000, 3),
   },
+  streamSlotLeaseSeconds: {
+    name: 'STREAM_SLOT_LEASE_SECONDS',
+    defaultText: '15',
+    description:
+      'With REDIS_URL: how long a stream slot outlives the last renewal by its instance (renewed every third of it while the stream runs), so the slots of an instance that crashed are free again within this time.',
+    parse: integerIn(1, 3600, 15),
+  },
 } satisfies Record<string, ConfigVariable<unknown>>;

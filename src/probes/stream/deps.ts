@@ -4,13 +4,14 @@ import { createHelperSpawner } from '../spawn/spawn-helper.ts';
 import { createSpawnTurns } from '../spawn/spawn-turns.ts';
 import type { Spawner } from '../spawn/spawner.ts';
 import type { ProbeRouteDeps, StreamCounts } from './probe-route.ts';
-import { createStreamSlots } from './slots.ts';
+import type { StreamSlots } from './slots.ts';
 
 /** The probes' slice of the configuration. */
 export interface ProbeConfig {
   readonly allowPrivateTargets: boolean;
   readonly streamMaxConcurrent: number;
   readonly streamMaxPerClient: number;
+  readonly streamSlotLeaseSeconds: number;
   /** How long one DNS query waits for a server; a lookup gives up after 3 times this. */
   readonly dnsTimeoutMs: number;
 }
@@ -22,7 +23,15 @@ export interface ProbeConfig {
 export function createProbeRouteDeps(
   app: FastifyInstance,
   config: ProbeConfig,
-  options: { resolver: Resolver; now: () => number; spawner?: Spawner | undefined; streamCounts: StreamCounts },
+  options: {
+    resolver: Resolver;
+    now: () => number;
+    spawner?: Spawner | undefined;
+    /** The stream caps' counts: this process's, or Redis's (scale/shared-state.ts chooses). */
+    slots: StreamSlots;
+    /** Told of each stream's start and end (netinfo_streams_*). */
+    streamCounts: StreamCounts;
+  },
 ): ProbeRouteDeps {
   // The tools are started by a small helper process (see spawn-helper.ts), unless a test injects its own.
   let spawner = options.spawner;
@@ -36,7 +45,7 @@ export function createProbeRouteDeps(
     policy: { allowPrivate: config.allowPrivateTargets },
     spawner,
     spawnTurns: createSpawnTurns(),
-    slots: createStreamSlots({ maxConcurrent: config.streamMaxConcurrent, maxPerClient: config.streamMaxPerClient }),
+    slots: options.slots,
     shutdownSignal: app.shutdownSignal,
     now: options.now,
     resolveDeadlineMs: config.dnsTimeoutMs * 3,

@@ -1,15 +1,24 @@
+import type { MaybePromise } from '../../limits/maybe-async.ts';
+
 /**
  * Counts the live streams, globally and per caller, since each one holds a system process. A slot
  * is taken before any work (name resolution included) and given back when the stream ends.
+ * Two twins: this process's counts (`createStreamSlots`, below) and leases in Redis shared by every
+ * instance (`redis-slots.ts`, behind `fallback-slots.ts`), chosen by scale/shared-state.ts.
  */
 export interface StreamSlots {
   /**
    * Takes a slot for `client` that is held at most until `holdUntilMs` (the stream's time limit),
-   * or says which cap refused it.
+   * or says which cap refused it. A plain value in this process, a promise from Redis.
    */
-  acquire(client: string, holdUntilMs: number): SlotGrant | SlotRefusal;
-  /** Streams open now (for logs and tests). */
+  acquire(client: string, holdUntilMs: number): MaybePromise<SlotGrant | SlotRefusal>;
+  /** Streams this process has open now (for logs and tests). */
   readonly open: number;
+}
+
+/** The in-process twin answers at once. */
+export interface InProcessStreamSlots extends StreamSlots {
+  acquire(client: string, holdUntilMs: number): SlotGrant | SlotRefusal;
 }
 
 export interface SlotGrant {
@@ -26,7 +35,8 @@ export interface SlotRefusal {
   freeByMs: number;
 }
 
-export function createStreamSlots(limits: { maxConcurrent: number; maxPerClient: number }): StreamSlots {
+/** The in-process twin: exact for one process; with REDIS_URL, the fallback while Redis is unreachable. */
+export function createStreamSlots(limits: { maxConcurrent: number; maxPerClient: number }): InProcessStreamSlots {
   // Each open slot's holdUntil, globally and per client; small sets, so a linear min is enough.
   const all = new Set<{ holdUntilMs: number }>();
   const byClient = new Map<string, Set<{ holdUntilMs: number }>>();

@@ -4,7 +4,9 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { COMPRESSION_THRESHOLD_BYTES, type ContentCoding, chooseCoding } from '../../http/compression.ts';
 import { apiErrors } from '../../http/errors.ts';
+import { ifNoneMatchHits } from '../../http/etag.ts';
 import { worldMapSvg } from './world-map.ts';
 
 /**
@@ -98,22 +100,7 @@ export function createAssetStore(): AssetStore {
   };
 }
 
-/** brotli or gzip when the client accepts it (q=0 refuses), else none. */
-export function preferredEncoding(acceptEncoding: string | undefined): 'br' | 'gzip' | undefined {
-  if (!acceptEncoding) return undefined;
-  const accepted = new Set<string>();
-  for (const part of acceptEncoding.toLowerCase().split(',')) {
-    const [token, ...parameters] = part.trim().split(';');
-    const q = parameters.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    if (q !== undefined && Number(q.slice(2)) === 0) continue;
-    if (token) accepted.add(token.trim());
-  }
-  if (accepted.has('br')) return 'br';
-  if (accepted.has('gzip')) return 'gzip';
-  return undefined;
-}
-
-function compressed(found: Asset, encoding: 'br' | 'gzip'): Buffer {
+function compressed(found: Asset, encoding: ContentCoding): Buffer {
   if (encoding === 'br') {
     found.brotli ??= brotliCompressSync(found.body, {
       params: { [constants.BROTLI_PARAM_QUALITY]: 9, [constants.BROTLI_PARAM_SIZE_HINT]: found.body.length },
@@ -136,13 +123,18 @@ export function registerAssetRoute(app: FastifyInstance, store: AssetStore): voi
       reply
         .type(found.type)
         .header('etag', found.etag)
-        .header('vary', 'accept-encoding')
         .header('x-content-type-options', 'nosniff')
         .header('cache-control', versioned ? 'public, max-age=31536000, immutable' : 'no-cache');
-      if (request.headers['if-none-match'] === found.etag) return reply.code(304).send();
-      const encoding = preferredEncoding(request.headers['accept-encoding']);
-      if (encoding === undefined || found.body.length < 1024) return reply.send(found.body);
-      return reply.header('content-encoding', encoding).send(compressed(found, encoding));
+      if (ifNoneMatchHits(request.headers['if-none-match'], found.etag)) return reply.code(304).send();
+      // Compressed once and kept, so the compression hook (http/compression.ts), which would
+      // compress on every request, passes an answer that already has its encoding, and adds the
+      // Vary of the uncompressed ones itself.
+      const encoding = chooseCoding(request.headers['accept-encoding']);
+      if (encoding === undefined || found.body.length < COMPRESSION_THRESHOLD_BYTES) return reply.send(found.body);
+      return reply
+        .header('content-encoding', encoding)
+        .header('vary', 'Accept-Encoding')
+        .send(compressed(found, encoding));
     },
   );
 }

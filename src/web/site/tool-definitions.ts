@@ -37,6 +37,16 @@ export interface ToolDefinition {
 }
 
 /** The tool pages, in the order of the navigation. Each is a view of one public API endpoint. */
+/** The host of the two probes (ping, traceroute): a name or an address, resolved by the API. */
+const PROBE_HOST_FIELD: ToolField = {
+  name: 'host',
+  api: 'host',
+  label: 'Host name or IP address',
+  kind: 'text',
+  required: true,
+  placeholder: 'example.com',
+};
+
 export const TOOLS: readonly ToolDefinition[] = [
   {
     key: 'dns',
@@ -131,14 +141,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     script: 'ping.js',
     submit: 'Ping',
     fields: [
-      {
-        name: 'host',
-        api: 'host',
-        label: 'Host name or IP address',
-        kind: 'text',
-        required: true,
-        placeholder: 'example.com',
-      },
+      PROBE_HOST_FIELD,
       {
         name: 'count',
         api: 'count',
@@ -161,15 +164,6 @@ export const TOOLS: readonly ToolDefinition[] = [
     stream: true,
     script: 'traceroute.js',
     submit: 'Trace',
-    fields: [
-      {
-        name: 'host',
-        api: 'host',
-        label: 'Host name or IP address',
-        kind: 'text',
-        required: true,
-        placeholder: 'example.com',
-      },
-    ],
+    fields: [PROBE_HOST_FIELD],
   },
 ];

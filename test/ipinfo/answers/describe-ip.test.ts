@@ -18,6 +18,7 @@ function ipData(parts: Partial<IpData> & { feedData?: SecurityFeedData; feedName
     feeds: buildSecurityFeeds(feedData),
     feedsLoaded: new Set(feedNames),
     loaded: [],
+    ages: [],
     problems: [],
     attribution: '',
     parts: new Map(),
@@ -120,11 +121,23 @@ describe('describeIp: security indicators are never a guessed false', () => {
     feedNames: ['tor', 'vpn', 'vpn-asn', 'datacenter'],
   });
   const withDatabase = ipData({ ...feedsOnly, anonymity: createAnonymityReader(mmdb('GeoIP2-Anonymous-IP-Test')) });
+  // FireHOL's open-proxy list, as FEED_PROXY_URL installs it: addresses and networks of both families.
+  const withProxyList = ipData({
+    network: createNetworkReader(mmdb('GeoLite2-ASN-Test')),
+    feedData: {
+      torExits: tor,
+      vpnNetworks: vpn,
+      datacenterNetworks: datacenter,
+      vpnAsns: [1221],
+      proxyNetworks: parseCidrList('81.2.69.142\n2001:db9::/32\n').entries,
+    },
+    feedNames: ['tor', 'vpn', 'vpn-asn', 'datacenter', 'proxy'],
+  });
 
   const cases: [name: string, data: IpData, ip: string, expected: object][] = [
     ['no data: only bogon', ipData(), '8.8.8.8', { bogon: false, sources: [] }],
     [
-      'IPv4 not listed: false from the feeds that cover IPv4; proxy unknown without the database',
+      'IPv4 not listed: false from the feeds that cover IPv4; proxy unknown without the open-proxy list or the database',
       feedsOnly,
       '9.9.9.9',
       {
@@ -230,6 +243,32 @@ describe('describeIp: security indicators are never a guessed false', () => {
         tor: false,
         hosting: false,
         sources: ['vpn-networks', 'anonymous-ip-database'],
+      },
+    ],
+    [
+      'on the open-proxy list: proxy true without any database',
+      withProxyList,
+      '81.2.69.142',
+      {
+        bogon: false,
+        proxy: true,
+        vpn: false,
+        tor: false,
+        hosting: false,
+        sources: ['tor-exit-list', 'vpn-networks', 'datacenter-networks', 'proxy-list'],
+      },
+    ],
+    [
+      'not on the loaded open-proxy list: proxy false (not omitted), so every indicator is a boolean',
+      withProxyList,
+      '9.9.9.9',
+      {
+        bogon: false,
+        proxy: false,
+        vpn: false,
+        tor: false,
+        hosting: false,
+        sources: ['tor-exit-list', 'vpn-networks', 'datacenter-networks', 'proxy-list'],
       },
     ],
   ];

@@ -12,6 +12,7 @@ const quiet = { info() {}, warn() {}, error() {} };
 const snapshot = (name: string, problems: string[] = []): IpData => ({
   feeds: buildSecurityFeeds({}),
   feedsLoaded: new Set(),
+  ages: [],
   loaded: [{ part: 'location', origin: 'embedded', description: name }],
   problems,
   attribution: name,

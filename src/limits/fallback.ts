@@ -1,0 +1,55 @@
+/** What /readyz reads of a shared backend with an in-process fallback. */
+export interface FallbackState {
+  /** True while the primary failed its last call. */
+  readonly degraded: boolean;
+  /** When the primary last failed (the clock passed in), or -Infinity. */
+  readonly lastFailureAt: number;
+}
+
+/**
+ * The switch every shared backend with an in-process twin uses (the rate-limit store, the stream
+ * slots): each call goes to the primary (Redis), and on error to the fallback, so the caps still
+ * hold per process during an outage. The outage is reported through `onOutage` at most once per
+ * `reportEveryMs`; the primary is tried again on every call, so service returns to shared counts as
+ * soon as it is back (`onRecovery`).
+ */
+export interface FallbackSwitchOptions {
+  onOutage: (error: Error) => void;
+  onRecovery?: () => void;
+  now?: () => number;
+  reportEveryMs?: number;
+}
+
+export function createFallbackSwitch(options: FallbackSwitchOptions) {
+  const now = options.now ?? Date.now;
+  const reportEveryMs = options.reportEveryMs ?? 60_000;
+  let degraded = false;
+  let lastReport = Number.NEGATIVE_INFINITY;
+  let lastFailureAt = Number.NEGATIVE_INFINITY;
+  return {
+    get degraded() {
+      return degraded;
+    },
+    get lastFailureAt() {
+      return lastFailureAt;
+    },
+    async call<R>(primary: () => Promise<R> | R, fallback: () => Promise<R> | R): Promise<R> {
+      try {
+        const result = await primary();
+        if (degraded) {
+          degraded = false;
+          options.onRecovery?.();
+        }
+        return result;
+      } catch (error) {
+        degraded = true;
+        lastFailureAt = now();
+        if (now() - lastReport >= reportEveryMs) {
+          lastReport = now();
+          options.onOutage(error as Error);
+        }
+        return fallback();
+      }
+    },
+  };
+}
