@@ -140,7 +140,13 @@ describe('metrics', () => {
     for (let index = 0; index < 2; index++) {
       assert.equal((await app.inject('/api/v1/ping?host=127.0.0.1&count=1')).statusCode, 200);
     }
+    // Refused before the stream starts: answered (and counted) like any JSON error, once.
+    assert.equal((await app.inject('/api/v1/ping?host=-x')).statusCode, 400);
     const { text } = await scrape(metricsPort);
+    // A stream takes the response over: it is counted when it ends, once.
+    assert.equal(sample(text, 'netinfo_http_requests_total{route="/api/v1/ping",method="GET",status="200"}'), 2);
+    assert.equal(sample(text, 'netinfo_http_requests_total{route="/api/v1/ping",method="GET",status="400"}'), 1);
+    assert.equal(sample(text, 'netinfo_http_request_duration_seconds_count{route="/api/v1/ping"}'), 3);
     assert.equal(sample(text, 'netinfo_streams_total{tool="ping",end="done"}'), 1);
     assert.equal(sample(text, 'netinfo_streams_total{tool="ping",end="error"}'), 1);
     assert.equal(sample(text, 'netinfo_streams_active{tool="ping"}'), 0);
