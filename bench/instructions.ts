@@ -17,6 +17,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { freePort } from '../test/support/free-port.ts';
 import { type ListeningProcess, startListeningProcess } from '../test/support/listening-process.ts';
 import { serviceArguments } from '../test/support/start-command.ts';
 import {
@@ -116,7 +117,7 @@ async function measure(name: string): Promise<void> {
   try {
     const service = await startUnderCallgrind(
       serviceArguments(),
-      { ...SERVICE_ENV, ...scenario.env, ...setup?.env },
+      { ...SERVICE_ENV, METRICS_PORT: String(await freePort()), ...scenario.env, ...setup?.env },
       dirs[0],
     );
     running.push(service);

@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import autocannon from 'autocannon';
+import { freePort } from '../test/support/free-port.ts';
 import { type ListeningProcess, startListeningProcess } from '../test/support/listening-process.ts';
 import { serviceArguments } from '../test/support/start-command.ts';
 import {
@@ -94,7 +95,12 @@ async function runScenario(name: string, scenario: Scenario): Promise<ScenarioRe
   const prepared = await scenario.setup?.();
   if (prepared) console.log(`${name}: ${prepared.describe}`);
   const spawnedAt = performance.now();
-  const service = await start('src/start-with-compile-cache.ts', { ...SERVICE_ENV, ...scenario.env, ...prepared?.env });
+  const service = await start('src/start-with-compile-cache.ts', {
+    ...SERVICE_ENV,
+    METRICS_PORT: String(await freePort()),
+    ...scenario.env,
+    ...prepared?.env,
+  });
   // The peak over the whole run (start-up included) is shown; the target is judged on each round's.
   let peakRss = 0;
   let roundPeakRss = 0;

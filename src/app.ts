@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { isSecureRequest, requestFacts } from './accounts/account-http.ts';
@@ -12,6 +13,7 @@ import { noDnsCache } from './dns/cache.ts';
 import { registerDohJsonRoute } from './dns/doh-json-route.ts';
 import { createResolver, type Resolver } from './dns/resolver.ts';
 import { registerDnsRoute } from './dns/route.ts';
+import { createSocketTransport } from './dns/transport.ts';
 import { createReadiness, type Readiness } from './health/readiness.ts';
 import { registerHealthRoutes } from './health/routes.ts';
 import { COMPRESSION_THRESHOLD_BYTES, registerCompression } from './http/compression.ts';
@@ -42,6 +44,18 @@ import { registerRateLimiting } from './limits/rate-limit-hook.ts';
 import type { RateLimitStore } from './limits/store.ts';
 import { createMailChecker } from './mail/checker.ts';
 import { registerMailRoute } from './mail/route.ts';
+import { joinClusterMetrics } from './metrics/cluster.ts';
+import { registerHttpMetrics } from './metrics/http-metrics.ts';
+import {
+  countedDnsCache,
+  countedTtlCache,
+  timedDnsblResolver,
+  timedDnsTransport,
+  timedTlsChecker,
+} from './metrics/instrument.ts';
+import { closeMetricsListener, startMetricsListener } from './metrics/listener.ts';
+import { type Metrics, noMetrics } from './metrics/metrics.ts';
+import { createPrometheusMetrics } from './metrics/prometheus.ts';
 import { registerPingRoute } from './probes/ping/route.ts';
 import type { Spawner } from './probes/spawn/spawner.ts';
 import { createProbeRouteDeps } from './probes/stream/deps.ts';
@@ -94,6 +108,22 @@ declare module 'fastify' {
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<FastifyInstance> {
   const now = deps.now ?? Date.now;
   const logger = createServiceLogger(config.logLevel, deps.logStream);
+  // Metrics first: a METRICS_PORT that is taken stops the start before anything else is opened.
+  // With METRICS_PORT=0 nothing is counted at all; a worker (WORKERS > 1) counts, and the
+  // supervisor's listener sums every worker's registry (server.ts).
+  const prometheus = config.metricsPort === 0 ? null : createPrometheusMetrics(now);
+  const metrics: Metrics = prometheus?.metrics ?? noMetrics;
+  let metricsListener: Awaited<ReturnType<typeof startMetricsListener>> | null = null;
+  if (prometheus !== null) {
+    if (cluster.isWorker) joinClusterMetrics(prometheus.registry);
+    else {
+      const { registry } = prometheus;
+      metricsListener = await startMetricsListener(config, async () => ({
+        contentType: registry.contentType,
+        body: await registry.metrics(),
+      }));
+    }
+  }
   const app = Fastify({
     // The service's logger is installed below, not handed to Fastify: see http/logging.ts for why.
     logger: false,
@@ -122,6 +152,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     },
   });
   app.log = logger;
+  if (metricsListener !== null) {
+    const listener = metricsListener;
+    app.addHook('onClose', async () => closeMetricsListener(listener));
+  }
+  if (prometheus !== null) registerHttpMetrics(app, prometheus);
   app.server.on('connect', answerConnect(logger));
   registerAccessLog(app, logger);
 
@@ -161,13 +196,16 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     store,
     repository: accountRepository,
     ownerChanges: shared.ownerChanges,
+    onKeyCache: (hit) => metrics.cache('key', hit),
   });
   registerRateLimiting(app, {
     limiter: createRateLimiter({ store, limits: config.rateLimits, now }),
     callers: deps.callers ?? accounts.callers,
     prefix: API_PREFIX,
     exclude: [ACCOUNT_PREFIX],
+    onRefused: (tier) => metrics.rateLimited(tier),
   });
+  metrics.watchRedisFallback(() => app.readiness.report().checks.redis?.state === 'degraded');
 
   // Shared services every capability receives.
   const resolver =
@@ -176,23 +214,33 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       servers: config.dnsServers,
       timeoutMs: config.dnsTimeoutMs,
       deadlineMs: config.dnsTimeoutMs * 3,
-      cache: config.dnsCacheEntries === 0 ? noDnsCache : shared.dnsCache(config.dnsCacheEntries),
+      cache: countedDnsCache(
+        config.dnsCacheEntries === 0 ? noDnsCache : shared.dnsCache(config.dnsCacheEntries),
+        metrics,
+      ),
+      transport: timedDnsTransport(createSocketTransport(), metrics),
     });
 
   // Capabilities: each registers its own routes.
   registerHealthRoutes(app, app.readiness);
   registerIpFamilyRoute(app, now);
-  const ipInfo = registerIpInfo(app, config, { resolver, ...(deps.ipData ? { store: deps.ipData } : {}) });
+  const ipInfo = registerIpInfo(app, config, {
+    resolver,
+    onAnswerCache: (hit) => metrics.cache('json', hit),
+    onDataDownload: (outcome, seconds) => metrics.upstream('data_download', outcome, seconds),
+    ...(deps.ipData ? { store: deps.ipData } : {}),
+  });
+  metrics.watchDataSources(() => ipInfo.store.current?.sources ?? []);
   registerTextRoutes(app, ipInfo);
   registerDnsRoute(app, resolver);
   registerDohJsonRoute(app, resolver);
   registerBlacklistRoute(
     app,
     createBlacklistChecker({
-      resolver,
+      resolver: timedDnsblResolver(resolver, metrics),
       lists: config.dnsblZones,
       timeoutMs: config.dnsblTimeoutMs,
-      cache: shared.ttlCache('dnsbl', 10_000),
+      cache: countedTtlCache(shared.ttlCache('dnsbl', 10_000), 'dnsbl', metrics),
       cacheSeconds: config.dnsblCacheSeconds,
     }),
   );
@@ -206,6 +254,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       maxPerClient: config.streamMaxPerClient,
       leaseMs: config.streamSlotLeaseSeconds * 1000,
     }),
+    streamCounts: {
+      started: (tool) => metrics.streamStarted(tool),
+      ended: (tool, end) => metrics.streamEnded(tool, end),
+    },
   });
   registerPingRoute(app, probes);
   registerTracerouteRoute(app, probes, config);
@@ -215,7 +267,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       resolver,
       now,
       log: app.log,
-      cache: shared.ttlCache<WhoisResult>('whois', config.whoisCacheEntries),
+      cache: countedTtlCache(shared.ttlCache<WhoisResult>('whois', config.whoisCacheEntries), 'whois', metrics),
+      onUpstream: (upstream, outcome, seconds) => metrics.upstream(upstream, outcome, seconds),
       referralPort: deps.whoisReferralPort,
       trustedCertificates: deps.trustedCertificates,
     }),
@@ -223,14 +276,17 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   registerMailRoute(app, createMailChecker(resolver));
   registerSslRoute(
     app,
-    createTlsChecker({
-      resolver,
-      policy: config.allowPrivateTargets,
-      port: config.tlsCheckPort,
-      timeoutMs: config.tlsTimeoutMs,
-      now,
-      ...(deps.trustedCertificates ? { trustedCertificates: deps.trustedCertificates } : {}),
-    }),
+    timedTlsChecker(
+      createTlsChecker({
+        resolver,
+        policy: config.allowPrivateTargets,
+        port: config.tlsCheckPort,
+        timeoutMs: config.tlsTimeoutMs,
+        now,
+        ...(deps.trustedCertificates ? { trustedCertificates: deps.trustedCertificates } : {}),
+      }),
+      metrics,
+    ),
   );
   registerHttpCheckRoute(
     app,

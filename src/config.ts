@@ -10,6 +10,7 @@ import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.ts';
 import { httpCheckConfigVariables } from './httpcheck/config.ts';
 import { ipInfoConfigVariables } from './ipinfo/config.ts';
 import { parseRateLimits, type TierLimits } from './limits/tiers.ts';
+import { metricsConfigVariables } from './metrics/config.ts';
 import { streamConfigVariables } from './probes/stream/config.ts';
 import { tracerouteConfigVariables } from './probes/traceroute/config.ts';
 import { scaleConfigVariables } from './scale/config.ts';
@@ -104,6 +105,7 @@ export const configVariables = {
   ...dnsConfigVariables,
   ...blacklistConfigVariables,
   ...scaleConfigVariables,
+  ...metricsConfigVariables,
   ...streamConfigVariables,
   ...tracerouteConfigVariables,
   ...ipInfoConfigVariables,
@@ -151,6 +153,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (problems.length === 0 && (config.workers as number) > 1 && config.redisUrl === null) {
     problems.push(
       'WORKERS: more than one process needs REDIS_URL, or each would keep its own rate-limit counters (N times the limit)',
+    );
+  }
+  if (problems.length === 0 && config.metricsPort !== 0 && config.metricsPort === config.port) {
+    problems.push(
+      'METRICS_PORT: must differ from PORT (the metrics are never served on the public port), or 0 for none',
     );
   }
   if (problems.length > 0) {

@@ -3,6 +3,8 @@ import './runtime/retain-next-tick-shape.ts';
 import cluster from 'node:cluster';
 import { buildApp } from './app.ts';
 import { type Config, loadConfigOrExit } from './config.ts';
+import { clusterScrape } from './metrics/cluster.ts';
+import { startMetricsListener } from './metrics/listener.ts';
 import { prepareDirectory } from './storage/data-dir.ts';
 
 // The service process (started by start-with-compile-cache.ts, `npm start`): load config, build the
@@ -49,7 +51,9 @@ async function serve(config: Config): Promise<void> {
   process.on('SIGINT', () => void close('SIGINT'));
 }
 
-function supervise(config: Config): void {
+async function supervise(config: Config): Promise<void> {
+  // One listener for the whole machine's workers: a scrape sums their registries (metrics/cluster.ts).
+  if (config.metricsPort !== 0) await startMetricsListener(config, clusterScrape());
   let stopping = false;
   let announced = false;
   let anyListened = false;
@@ -104,8 +108,12 @@ function supervise(config: Config): void {
 }
 
 const config = loadConfigOrExit(1);
-if (cluster.isPrimary && config.workers > 1) supervise(config);
-else {
+if (cluster.isPrimary && config.workers > 1) {
+  await supervise(config).catch((error: Error) => {
+    console.error(`netinfo could not start: ${error.message}`);
+    process.exit(1);
+  });
+} else {
   await serve(config).catch((error: Error) => {
     // One line an operator can act on (the account database unreachable, the port taken), not a
     // stack trace; messages never carry the database password.

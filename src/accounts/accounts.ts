@@ -6,7 +6,7 @@ import type { TierLimits } from '../limits/tiers.ts';
 import type { AccountRepository } from '../storage/repository.ts';
 import { type AccountLimiter, createAccountLimiter } from './account-limits.ts';
 import { type AccountService, createAccountService } from './account-service.ts';
-import { createKeyCache } from './key-cache.ts';
+import { createKeyCache, type KeyCache } from './key-cache.ts';
 import { createApiKeyCallerResolver } from './key-callers.ts';
 import { createKeyService, type KeyService } from './key-service.ts';
 import { createKeyUsageRecorder } from './key-usage.ts';
@@ -53,6 +53,8 @@ export async function createAccounts(
     keyUsageFlushMs?: number;
     /** Present when several instances share the accounts (REDIS_URL): see owner-changes.ts. */
     ownerChanges?: OwnerChanges | null;
+    /** Told of every API-key cache lookup, hit or miss (the metrics). */
+    onKeyCache?: (hit: boolean) => void;
   },
 ): Promise<Accounts> {
   const { now, store } = options;
@@ -69,7 +71,7 @@ export async function createAccounts(
   const keys = createKeyService({
     repository,
     keyring,
-    cache: createKeyCache({ now }),
+    cache: countedKeyCache(createKeyCache({ now }), options.onKeyCache),
     usage,
     now,
     ...(ownerChanges ? { ownerChanges } : {}),
@@ -107,5 +109,18 @@ export async function createAccounts(
     limiter: createAccountLimiter(store, now),
     trustProxy: config.trustProxy,
     now,
+  };
+}
+
+/** The key cache, telling `onLookup` whether each lookup found the key. */
+function countedKeyCache(cache: KeyCache, onLookup: ((hit: boolean) => void) | undefined): KeyCache {
+  if (onLookup === undefined) return cache;
+  return {
+    ...cache,
+    get(keyHash) {
+      const owner = cache.get(keyHash);
+      onLookup(owner !== undefined);
+      return owner;
+    },
   };
 }

@@ -24,6 +24,11 @@ declare module 'fastify' {
      * stream routes, which a browser's EventSource opens without headers.
      */
     apiKeyInQuery?: boolean;
+    /**
+     * The route answers as a stream that takes the response over (http/sse.ts): Fastify's onSend
+     * steps do not see its end (the request metrics count it at onResponse).
+     */
+    stream?: boolean;
   }
 }
 

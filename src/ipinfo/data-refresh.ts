@@ -3,9 +3,20 @@ import { ipDataPaths, readManifest } from './data/data-files.ts';
 import type { IpDataStore } from './data/ip-data-store.ts';
 import { UpdateError } from './updater/download.ts';
 import { runDataUpdateInChild } from './updater/run-in-child.ts';
+import type { SourceReport } from './updater/run-update.ts';
 import { type UpdatePlanConfig, updatePlanFromConfig } from './updater/update-plan.ts';
 
 const RETRY_MS = 3_600_000;
+
+export type DownloadOutcome = 'ok' | 'error' | 'timeout';
+
+/** A source's report as the metrics count it: unchanged is a successful ask too; skipped was not asked. */
+export function downloadOutcome(report: SourceReport): DownloadOutcome | null {
+  if (report.outcome === 'skipped') return null;
+  if (report.outcome !== 'failed') return 'ok';
+  // download.ts says so when the whole answer did not arrive within the source's time limit.
+  return /no complete answer within \d+ ms/.test(report.detail) ? 'timeout' : 'error';
+}
 
 /**
  * Runs the updater every DATA_REFRESH_HOURS, and at once at startup when nothing was downloaded
@@ -18,6 +29,8 @@ export function scheduleDataRefresh(
   app: FastifyInstance,
   config: UpdatePlanConfig & { readonly dataRefreshHours: number },
   store: IpDataStore,
+  /** Told of each source the update asked for (netinfo_upstream_*{upstream="data_download"}). */
+  onDownload: (outcome: DownloadOutcome, seconds: number) => void = () => {},
 ): NodeJS.Timeout | undefined {
   const periodMs = config.dataRefreshHours * 3_600_000;
   const plan = updatePlanFromConfig(config);
@@ -42,6 +55,10 @@ export function scheduleDataRefresh(
     try {
       await store.loaded().catch(() => {});
       const reports = await runDataUpdateInChild(plan, app.shutdownSignal);
+      for (const report of reports) {
+        const outcome = downloadOutcome(report);
+        if (outcome !== null) onDownload(outcome, report.seconds ?? 0);
+      }
       const failed = reports.filter((report) => report.outcome === 'failed');
       const updated = reports.filter((report) => report.outcome === 'updated').map((report) => report.id);
       const fields = { reason, updated, failed: failed.map((f) => `${f.id}: ${f.detail}`) };

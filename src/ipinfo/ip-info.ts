@@ -7,7 +7,7 @@ import { registerBatchRoute } from './batch-route.ts';
 import { ipDataPaths, type SourceId } from './data/data-files.ts';
 import { loadIpData } from './data/ip-data.ts';
 import { createIpDataStore, type IpDataLog, type IpDataStore } from './data/ip-data-store.ts';
-import { scheduleDataRefresh } from './data-refresh.ts';
+import { type DownloadOutcome, scheduleDataRefresh } from './data-refresh.ts';
 import { type IpAnswerSender, registerJsonRoute } from './json-route.ts';
 import { type UpdatePlanConfig, updatePlanFromConfig } from './updater/update-plan.ts';
 
@@ -78,21 +78,28 @@ export const BATCH_HOSTNAME_CONCURRENCY = 32;
 export function registerIpInfo(
   app: FastifyInstance,
   config: IpInfoConfig,
-  deps: { resolver: Pick<Resolver, 'reverse'>; store?: IpDataStore },
+  deps: {
+    resolver: Pick<Resolver, 'reverse'>;
+    store?: IpDataStore;
+    /** Told of every /json answer-cache lookup (the metrics). */
+    onAnswerCache?: (hit: boolean) => void;
+    /** Told of each source the data refresh downloads (the metrics). */
+    onDataDownload?: (outcome: DownloadOutcome, seconds: number) => void;
+  },
 ): IpInfoServices {
   const store = deps.store ?? createIpDataStoreFromConfig(config, app.log);
   app.readiness.add('ip-data', store.readinessCheck);
   let refresh: NodeJS.Timeout | undefined;
   app.addHook('onListen', async () => {
     void store.loaded().catch(() => {});
-    if (config.dataRefreshHours > 0) refresh = scheduleDataRefresh(app, config, store);
+    if (config.dataRefreshHours > 0) refresh = scheduleDataRefresh(app, config, store, deps.onDataDownload);
   });
   app.addHook('onClose', async () => {
     if (refresh !== undefined) clearInterval(refresh);
     store.close();
   });
   const lookupHostname = createHostnameLookup({ resolver: deps.resolver, timeoutMs: config.hostnameTimeoutMs });
-  const answers = createIpAnswers(lookupHostname);
+  const answers = createIpAnswers(lookupHostname, deps.onAnswerCache);
   const sendJson = registerJsonRoute(app, store, answers);
   registerAsnRoute(app, store);
   registerBatchRoute(app, store, queuedHostnameLookup(lookupHostname, BATCH_HOSTNAME_CONCURRENCY));

@@ -42,9 +42,12 @@ export function registerRateLimiting(
     prefix: string;
     /** Scopes under `prefix` that keep limits of their own (the cookie-authenticated account API). */
     exclude?: readonly string[];
+    /** Told of every 429 answered, with the caller's tier (netinfo_rate_limited_total). */
+    onRefused?: (tier: string) => void;
   },
 ): void {
   const { limiter, callers, prefix } = options;
+  const onRefused = options.onRefused ?? (() => {});
   const exclude = options.exclude ?? [];
 
   /** The caller, and the 401 to give after counting when the key was rejected. */
@@ -67,6 +70,7 @@ export function registerRateLimiting(
     setRateLimitHeaders(reply, decision);
     if (decision.refusedBy) {
       const { window, limit, reset, at } = decision.refusedBy;
+      onRefused(identified.caller.tier);
       return apiErrors.rateLimited(window, limit, reset, at);
     }
     if (identified.keyRejection) return identified.keyRejection;

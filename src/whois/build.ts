@@ -4,8 +4,8 @@ import type { TargetPolicy } from '../dns/target-policy.ts';
 import type { WhoisSettings } from './config.ts';
 import type { BootstrapSnapshot } from './rdap/bootstrap.ts';
 import { createRdapBootstrapStore, loadBootstrapSnapshot } from './rdap/bootstrap-store.ts';
-import { httpGet } from './rdap/http-get.ts';
-import { createWhoisService, type WhoisResult, type WhoisService } from './service.ts';
+import { HttpGetError, httpGet } from './rdap/http-get.ts';
+import { createWhoisService, type WhoisResult, type WhoisService, type WhoisUpstreamReport } from './service.ts';
 
 /** RDAP documents are larger than WHOIS text (entities, links, notices), rarely above 100 KiB. */
 export const MAX_RDAP_ANSWER_BYTES = 1024 * 1024;
@@ -29,6 +29,8 @@ export interface WhoisBuildDeps {
   trustedCertificates?: readonly string[] | undefined;
   /** Default: the snapshot shipped in src/whois/rdap/iana-bootstrap.json. */
   bootstrapSnapshot?: BootstrapSnapshot;
+  /** Told of every WHOIS exchange and RDAP request, with its outcome and duration (the metrics). */
+  onUpstream?: WhoisUpstreamReport;
 }
 
 /** Assembles the WHOIS service: the referral client, the RDAP fallback with its bootstrap data, the cache. */
@@ -66,16 +68,28 @@ export function buildWhoisService(config: WhoisBuildConfig, deps: WhoisBuildDeps
     cache: deps.cache,
     bootstrap,
     // RDAP servers come from downloaded data and redirect elsewhere: every host is checked.
-    rdapGet: (url) =>
-      httpGet(url, {
-        resolver: deps.resolver,
-        policy,
-        timeoutMs: config.whoisTimeoutMs,
-        maxBytes: MAX_RDAP_ANSWER_BYTES,
-        headers: { accept: 'application/rdap+json, application/json;q=0.9' },
-        ...ca,
-      }),
+    rdapGet: async (url) => {
+      const started = performance.now();
+      const report = (outcome: 'ok' | 'error' | 'timeout') =>
+        deps.onUpstream?.('rdap', outcome, (performance.now() - started) / 1000);
+      try {
+        const answer = await httpGet(url, {
+          resolver: deps.resolver,
+          policy,
+          timeoutMs: config.whoisTimeoutMs,
+          maxBytes: MAX_RDAP_ANSWER_BYTES,
+          headers: { accept: 'application/rdap+json, application/json;q=0.9' },
+          ...ca,
+        });
+        report(answer.status < 500 ? 'ok' : 'error');
+        return answer;
+      } catch (error) {
+        report(error instanceof HttpGetError && error.kind === 'timeout' ? 'timeout' : 'error');
+        throw error;
+      }
+    },
     ...(deps.now ? { now: deps.now } : {}),
     ...(deps.referralPort === undefined ? {} : { referralPort: deps.referralPort }),
+    ...(deps.onUpstream ? { onUpstream: deps.onUpstream } : {}),
   });
 }

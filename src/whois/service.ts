@@ -49,7 +49,15 @@ export interface WhoisServiceOptions {
   now?: () => number;
   /** Port for a referral that names none; tests run their fake servers on a random one. */
   referralPort?: number;
+  /** Told of every port-43 exchange (netinfo_upstream_requests_total{upstream="whois"}). */
+  onUpstream?: WhoisUpstreamReport;
 }
+
+export type WhoisUpstreamReport = (
+  upstream: 'whois' | 'rdap',
+  outcome: 'ok' | 'error' | 'timeout',
+  seconds: number,
+) => void;
 
 /**
  * A result that lacks a failed server's answer, or whose answer may be cut short, is kept briefly,
@@ -105,6 +113,12 @@ export function createWhoisService(options: WhoisServiceOptions): WhoisService {
           timeoutMs: settings.whoisTimeoutMs,
         })
       : [];
+    // A hop without an address never reached a WHOIS server (its name did not resolve): DNS's to count.
+    for (const hop of hops) {
+      if (hop.address === null || options.onUpstream === undefined) continue;
+      const outcome = hop.failure === null ? 'ok' : hop.failure.kind === 'timeout' ? 'timeout' : 'error';
+      options.onUpstream('whois', outcome, hop.durationMs / 1000);
+    }
     const steps = hops.map(stepFromHop);
     const reading = chainTarget ? readWhoisAnswers(chainTarget, hops) : { found: false as const };
     if (reading.found) return result('whois', hops[reading.hop]?.raw ?? '', reading.record, steps);

@@ -30,6 +30,7 @@ function startService(
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       DNS_SERVERS: '127.0.0.1:9',
+      METRICS_PORT: '0',
       ...env,
     },
     stdio: ['ignore', 'ignore', 'pipe'],

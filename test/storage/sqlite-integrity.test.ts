@@ -63,6 +63,8 @@ function startService(
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       DNS_SERVERS: '127.0.0.1:9',
+      // Parallel tests would fight over the default 9464.
+      METRICS_PORT: '0',
       DATA_DIR: dataDir,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

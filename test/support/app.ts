@@ -13,6 +13,8 @@ export async function buildTestApp(env: Record<string, string> = {}, deps: AppDe
     // Nothing leaves the machine: a test that needs DNS points this at its own local server;
     // any other lookup goes to a closed loopback port and fails at once.
     DNS_SERVERS: '127.0.0.1:9',
+    // Parallel tests would fight over 9464: the metrics listener is off unless a test turns it on.
+    METRICS_PORT: '0',
     ...env,
   });
   return buildApp(config, deps);

@@ -32,6 +32,7 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
       LOG_LEVEL: 'warn',
       DATA_DIR: '.tmp/test-data',
       DNS_SERVERS: '127.0.0.1:9',
+      METRICS_PORT: '0',
       ...env,
     },
     'pipe',

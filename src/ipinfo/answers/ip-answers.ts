@@ -56,7 +56,11 @@ export interface IpAnswers {
  * Complete answers, shared by /api/v1/json (the caller), /api/v1/json/{ip} and `GET /json`: one
  * cache, so asking about an address is the same work whichever way it is asked.
  */
-export function createIpAnswers(lookupHostname: HostnameLookup): IpAnswers {
+export function createIpAnswers(
+  lookupHostname: HostnameLookup,
+  /** Told of every cache lookup, hit or miss (the metrics). */
+  onCacheLookup: (hit: boolean) => void = () => {},
+): IpAnswers {
   const answers = createAnswerCache<IpData, IpAnswer>({ maxEntries: 20_000, ttlMs: ANSWER_TTL_MS });
   // Answers being made, by address: requests for an address that arrive while its answer is being
   // made (its reverse lookup in flight) wait for that answer instead of making it again. Without
@@ -73,6 +77,7 @@ export function createIpAnswers(lookupHostname: HostnameLookup): IpAnswers {
   return {
     complete(ip, data) {
       const cached = answers.get(ip, data);
+      onCacheLookup(cached !== undefined);
       if (cached !== undefined) return cached;
       const inProgress = making.get(ip);
       if (inProgress !== undefined && inProgress.data === data) return inProgress.answer;

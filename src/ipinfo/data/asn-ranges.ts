@@ -217,6 +217,7 @@ export function decodeAsnRanges(input: Buffer): AsnRanges {
     buildEpoch: new Date((builtAt as number) * 1000),
     ipv4Rows: layout.n4,
     ipv6Rows: layout.n6,
+    entries: layout.n4 + layout.n6,
     lookupNetworkAddress,
     rows: {
       first4: c.first4,

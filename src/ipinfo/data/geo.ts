@@ -69,6 +69,8 @@ export interface LocationReader {
   readonly databaseType: string;
   /** When the database was built (its metadata), for readiness reports and update checks. */
   readonly buildEpoch: Date;
+  /** Size of the data: nodes in the database's search tree (the MaxMind format counts no networks). */
+  readonly entries?: number;
   lookupLocation(ip: string): Location | undefined;
   /** The location and the traits in one tree walk. */
   lookupCity(ip: string): CityAnswer | undefined;
@@ -77,6 +79,8 @@ export interface LocationReader {
 export interface AnonymityReader {
   readonly databaseType: string;
   readonly buildEpoch: Date;
+  /** Size of the data: nodes in the database's search tree (the MaxMind format counts no networks). */
+  readonly entries?: number;
   /** False for an IPv4-only database: it knows nothing about IPv6 addresses. */
   readonly coversIpv6: boolean;
   /** All false when the database has no record: MaxMind lists only anonymous networks. */
@@ -86,6 +90,8 @@ export interface AnonymityReader {
 export interface ConnectionTypeReader {
   readonly databaseType: string;
   readonly buildEpoch: Date;
+  /** Size of the data: nodes in the database's search tree (the MaxMind format counts no networks). */
+  readonly entries?: number;
   /** MaxMind's value as is: 'Cable/DSL', 'Cellular', 'Corporate', 'Satellite', 'Dialup'. */
   lookupConnectionType(ip: string): string | undefined;
 }
@@ -123,6 +129,7 @@ export function createLocationReader(db: Buffer): LocationReader {
   return {
     databaseType: query.databaseType,
     buildEpoch: query.buildEpoch,
+    entries: query.reader.metadata.nodeCount,
     lookupCity,
     lookupLocation: (ip) => lookupCity(ip)?.location,
   };
@@ -142,6 +149,7 @@ export function createNetworkReader(db: Buffer): NetworkReader & { readonly rows
     },
     databaseType: query.databaseType,
     buildEpoch: query.buildEpoch,
+    entries: query.reader.metadata.nodeCount,
     lookupNetwork(ip) {
       const found = query.lookup(ip);
       if (found === undefined) return undefined;
@@ -163,6 +171,7 @@ export function createAnonymityReader(db: Buffer): AnonymityReader {
   return {
     databaseType: query.databaseType,
     buildEpoch: query.buildEpoch,
+    entries: query.reader.metadata.nodeCount,
     coversIpv6: query.coversIpv6,
     lookupAnonymity(ip) {
       const address = parseIp(ip);
@@ -185,6 +194,7 @@ export function createConnectionTypeReader(db: Buffer): ConnectionTypeReader {
   return {
     databaseType: query.databaseType,
     buildEpoch: query.buildEpoch,
+    entries: query.reader.metadata.nodeCount,
     lookupConnectionType: (ip) => nonEmpty(query.lookup(ip)?.record.connection_type),
   };
 }

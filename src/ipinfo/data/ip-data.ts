@@ -35,6 +35,8 @@ export interface IpData {
   readonly feedsLoaded: ReadonlySet<FeedName>;
   /** What is loaded, from where: for /readyz and the logs. */
   readonly loaded: readonly LoadedPart[];
+  /** Each loaded database and feed with its age and size (netinfo_data_age_seconds, netinfo_data_entries). */
+  readonly sources?: readonly SourceFacts[];
   /** How old each loaded source is, for /readyz: the databases' build dates, the feeds' downloads. */
   readonly ages: readonly SourceAge[];
   /** What went wrong while loading (the part was left out, or an older copy kept). */
@@ -62,6 +64,15 @@ export interface LoadedPart {
   readonly origin: 'operator' | 'downloaded' | 'embedded';
   readonly description: string;
   readonly builtAt?: string;
+  readonly entries?: number;
+}
+
+/** A database by its part (`location`, `network`, ...), a feed by its name (`tor`, `vpn-asn`, ...). */
+export interface SourceFacts {
+  readonly source: string;
+  /** When it was built (a database's metadata) or downloaded (a feed file's time), ms since the epoch. */
+  readonly updatedAt: number | null;
+  readonly entries: number;
 }
 
 export interface IpDataOptions {
@@ -193,6 +204,13 @@ export async function loadIpData(options: IpDataOptions, previous?: IpData): Pro
     });
   }
   const asnIndex = asnIndexFor(network, previous);
+  const sources: SourceFacts[] = loaded
+    .filter((part) => part.part !== 'feeds')
+    .map((part) => ({
+      source: part.part,
+      updatedAt: part.builtAt === undefined ? null : Date.parse(part.builtAt),
+      entries: part.entries ?? 0,
+    }));
   const ages: SourceAge[] = [];
   for (const [source, part] of [
     ['city', 'location'],
@@ -220,6 +238,7 @@ export async function loadIpData(options: IpDataOptions, previous?: IpData): Pro
     feeds: feeds.feeds,
     feedsLoaded: feeds.names,
     loaded,
+    sources: [...sources, ...feeds.sources],
     problems,
     attribution: attributionFor(location, network),
     parts,
@@ -254,11 +273,13 @@ async function loadFeeds(
   previous: IpData | undefined,
   parts: Map<string, unknown>,
   problems: string[],
-): Promise<{ feeds: SecurityFeeds; names: ReadonlySet<FeedName> }> {
+): Promise<{ feeds: SecurityFeeds; names: ReadonlySet<FeedName>; sources: readonly SourceFacts[] }> {
   const files = SOURCES.filter((source) => FEED_OF[source.id] !== undefined && !off.includes(source.id));
   const identities = await Promise.all(files.map((source) => identity(path.join(downloads, source.file))));
   const key = `feeds|${identities.join('|')}`;
-  const reused = previous?.parts.get(key) as { feeds: SecurityFeeds; names: ReadonlySet<FeedName> } | undefined;
+  const reused = previous?.parts.get(key) as
+    | { feeds: SecurityFeeds; names: ReadonlySet<FeedName>; sources: readonly SourceFacts[] }
+    | undefined;
   if (reused !== undefined) {
     parts.set(key, reused);
     return reused;
@@ -266,6 +287,17 @@ async function loadFeeds(
   const cidrs: Record<'tor' | 'vpn' | 'datacenter' | 'proxy', Cidr[][]> = { tor: [], vpn: [], datacenter: [], proxy: [] };
   const asns: Record<'vpn-asn' | 'datacenter-asn', number[][]> = { 'vpn-asn': [], 'datacenter-asn': [] };
   const names = new Set<FeedName>();
+  const facts = new Map<FeedName, { updatedAt: number | null; entries: number }>();
+  const note = (feed: FeedName, file: string, entries: number) => {
+    // The file's identity holds its modification time: when the updater installed it.
+    const mtime = Number(file.split(':').at(-2));
+    const known = facts.get(feed);
+    const updatedAt = Number.isFinite(mtime) ? mtime : null;
+    facts.set(feed, {
+      updatedAt: known?.updatedAt != null && updatedAt !== null ? Math.min(known.updatedAt, updatedAt) : updatedAt,
+      entries: (known?.entries ?? 0) + entries,
+    });
+  };
   await Promise.all(
     files.map(async (source, index) => {
       if (identities[index] === 'missing') return;
@@ -277,9 +309,13 @@ async function loadFeeds(
       const feed = FEED_OF[source.id] as FeedName;
       names.add(feed);
       if (feed === 'vpn-asn' || feed === 'datacenter-asn') {
-        asns[feed].push(parseAsnList(text).entries.map((entry) => entry.asn));
+        const listed = parseAsnList(text).entries.map((entry) => entry.asn);
+        asns[feed].push(listed);
+        note(feed, identities[index] as string, listed.length);
       } else {
-        cidrs[feed].push(source.kind === 'tor-list' ? parseTorExitList(text).entries : parseCidrList(text).entries);
+        const listed = source.kind === 'tor-list' ? parseTorExitList(text).entries : parseCidrList(text).entries;
+        cidrs[feed].push(listed);
+        note(feed, identities[index] as string, listed.length);
       }
     }),
   );
@@ -291,7 +327,8 @@ async function loadFeeds(
     vpnAsns: asns['vpn-asn'].flat(),
     datacenterAsns: asns['datacenter-asn'].flat(),
   };
-  const result = { feeds: buildSecurityFeeds(data), names };
+  const sources = [...facts].map(([source, { updatedAt, entries }]) => ({ source, updatedAt, entries }));
+  const result = { feeds: buildSecurityFeeds(data), names, sources };
   parts.set(key, result);
   return result;
 }
@@ -309,7 +346,7 @@ async function identity(file: string): Promise<string> {
 function describe(
   part: LoadedPart['part'],
   origin: LoadedPart['origin'],
-  reader: { databaseType: string; buildEpoch: Date },
+  reader: { databaseType: string; buildEpoch: Date; entries?: number },
   where: string,
 ): LoadedPart {
   return {
@@ -317,6 +354,7 @@ function describe(
     origin,
     description: `${reader.databaseType} (${where})`,
     builtAt: reader.buildEpoch.toISOString(),
+    ...(reader.entries === undefined ? {} : { entries: reader.entries }),
   };
 }
 

@@ -16,5 +16,7 @@ export interface Network {
 export interface NetworkReader {
   readonly databaseType: string;
   readonly buildEpoch: Date;
+  /** Size of the data (netinfo_data_entries): ranges, or search-tree nodes of a MaxMind-format file. */
+  readonly entries?: number;
   lookupNetwork(ip: string): Network | undefined;
 }

@@ -30,6 +30,8 @@ export interface SourceReport {
   id: SourceId;
   outcome: SourceOutcome;
   detail: string;
+  /** How long the source's download, check and install took (not set when skipped). */
+  seconds?: number;
 }
 
 const LIMITS = {
@@ -53,7 +55,9 @@ export async function runDataUpdate(plan: UpdatePlan, deps: UpdateDeps = {}): Pr
   try {
     const manifest = await readManifest(paths.manifest);
     for (const source of SOURCES) {
+      const started = performance.now();
       const report = await updateSource(source, plan, manifest, { ...deps, now, log });
+      if (report.outcome !== 'skipped') report.seconds = (performance.now() - started) / 1000;
       reports.push(report);
       log(`${source.id.padEnd(16)} ${report.outcome.padEnd(9)} ${report.detail}`);
     }

@@ -4,7 +4,7 @@ import type { TargetPolicy } from '../../dns/target-policy.ts';
 import { createHelperSpawner } from '../spawn/spawn-helper.ts';
 import { createSpawnTurns } from '../spawn/spawn-turns.ts';
 import type { Spawner } from '../spawn/spawner.ts';
-import type { ProbeRouteDeps } from './probe-route.ts';
+import type { ProbeRouteDeps, StreamCounts } from './probe-route.ts';
 import type { StreamSlots } from './slots.ts';
 
 /** The probes' slice of the configuration. */
@@ -31,6 +31,8 @@ export function createProbeRouteDeps(
     spawner?: Spawner | undefined;
     /** The stream caps' counts: this process's, or Redis's (scale/shared-state.ts chooses). */
     slots: StreamSlots;
+    /** Told of each stream's start and end (netinfo_streams_*). */
+    streamCounts: StreamCounts;
   },
 ): ProbeRouteDeps {
   // The tools are started by a small helper process (see spawn-helper.ts), unless a test injects its own.
@@ -49,5 +51,6 @@ export function createProbeRouteDeps(
     shutdownSignal: app.shutdownSignal,
     now: options.now,
     resolveDeadlineMs: config.dnsTimeoutMs * 3,
+    streamCounts: options.streamCounts,
   };
 }

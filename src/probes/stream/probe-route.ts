@@ -8,7 +8,7 @@ import { isPromise } from '../../limits/maybe-async.ts';
 import type { SpawnTurns } from '../spawn/spawn-turns.ts';
 import type { Spawner } from '../spawn/spawner.ts';
 import { parseProbeHost } from './host-param.ts';
-import { type ProbeSession, runProbeStream } from './probe-stream.ts';
+import { type ProbeSession, runProbeStream, type StreamEnd } from './probe-stream.ts';
 import type { StreamSlots } from './slots.ts';
 
 /** What both stream routes are built from (one set, shared, so the caps count ping and traceroute together). */
@@ -22,7 +22,26 @@ export interface ProbeRouteDeps {
   now: () => number;
   /** The longest a name resolution may take (the resolver's deadline): part of how long a slot is held. */
   resolveDeadlineMs: number;
+  /** Told when a stream opens and how it ends (netinfo_streams_active and netinfo_streams_total). */
+  streamCounts: StreamCounts;
 }
+
+/** How a stream ended, as netinfo_streams_total{end} names it. */
+export type CountedStreamEnd = 'done' | 'error' | 'client_gone' | 'time_limit' | 'shutdown';
+
+export interface StreamCounts {
+  started(tool: string): void;
+  ended(tool: string, end: CountedStreamEnd): void;
+}
+
+const COUNTED_END: Record<StreamEnd, CountedStreamEnd> = {
+  done: 'done',
+  failed: 'error',
+  'not-started': 'error',
+  'time-limit': 'time_limit',
+  shutdown: 'shutdown',
+  'client-gone': 'client_gone',
+};
 
 export interface ProbeQuery {
   host: string;
@@ -109,8 +128,11 @@ async function streamProbe(
   tool: ProbeTool,
 ): Promise<void> {
   const started = deps.now();
+  let counted: string | undefined;
   try {
     const session = tool.createSession(target, stream.send);
+    counted = session.command;
+    deps.streamCounts.started(counted);
     const end = await runProbeStream(session, {
       stream,
       spawner: deps.spawner,
@@ -118,8 +140,11 @@ async function streamProbe(
       shutdownSignal: deps.shutdownSignal,
       startEvent: { type: 'start', host: target.host, resolved_ip: target.address },
     });
+    deps.streamCounts.ended(counted, COUNTED_END[end]);
+    counted = undefined;
     request.log.info({ tool: session.command, target: target.address, end, ms: deps.now() - started }, 'stream ended');
   } catch (error) {
+    if (counted !== undefined) deps.streamCounts.ended(counted, 'error');
     // Past hijack() Fastify's error handler cannot answer any more: the stream says it instead.
     request.log.error({ err: error }, 'stream failed');
     stream.send({ type: 'error', message: `Internal error; quote request id ${request.id} when reporting it.` });

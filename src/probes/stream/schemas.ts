@@ -50,8 +50,8 @@ const ProbeApiKey = Type.Optional(
 
 export const probeQueryProperties = { host: ProbeHost, family: ProbeFamily, api_key: ProbeApiKey };
 
-/** The route option that lets the rate limiter take the key from `?api_key=`. */
-export const streamRouteConfig = { apiKeyInQuery: true } as const;
+/** The stream routes' options: the rate limiter may take the key from `?api_key=`; the response is a stream. */
+export const streamRouteConfig = { apiKeyInQuery: true, stream: true } as const;
 
 /** The route's responses: the SSE stream (its events as a union) and the JSON errors. */
 export function streamResponses(events: TSchema, description: string) {
