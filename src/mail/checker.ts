@@ -19,6 +19,14 @@ export const MAX_QUERIES_PER_CHECK = 100;
 /** MX hosts whose addresses are looked up (RFC 7208's limit for the mx mechanism, reused). */
 export const MX_HOSTS_RESOLVED = 10;
 
+/**
+ * How long one check may take in all. Each query keeps the resolver's own deadline, but an SPF
+ * chain is followed one level at a time, so without a limit of its own a chain of slow servers could
+ * hold the answer for as many deadlines as it is deep. Past it nothing more is asked, and a lookup
+ * still out is reported as a problem of its section.
+ */
+export const MAIL_CHECK_TIME_LIMIT_MS = 10_000;
+
 export type MailChecker = { check(domain: string, dkimSelector: string | null): Promise<MailReport> };
 
 /** Thrown when not even the domain's own MX and TXT lookups got an answer: the check says nothing. */
@@ -30,16 +38,33 @@ export class MailLookupFailed extends Error {
   }
 }
 
-export function createMailChecker(resolver: Resolver): MailChecker {
-  return { check: (domain, selector) => checkMail(resolver, domain, selector) };
+export function createMailChecker(resolver: Resolver, timeLimitMs = MAIL_CHECK_TIME_LIMIT_MS): MailChecker {
+  return { check: (domain, selector) => checkMail(resolver, domain, selector, timeLimitMs) };
 }
 
 type Asked = { result: QueryResult | null; failure: string | null; error: DnsError | null };
 
-async function checkMail(resolver: Resolver, domain: string, selector: string | null): Promise<MailReport> {
+async function checkMail(
+  resolver: Resolver,
+  domain: string,
+  selector: string | null,
+  timeLimitMs: number,
+): Promise<MailReport> {
   let budget = MAX_QUERIES_PER_CHECK;
   let budgetSpent = false;
+  let timeSpent = false;
+  const deadline = performance.now() + timeLimitMs;
+  const outOfTime = (name: string, type: string): Asked => {
+    timeSpent = true;
+    return {
+      result: null,
+      failure: `${name} ${type} got no answer within the check's time limit of ${timeLimitMs} ms`,
+      error: null,
+    };
+  };
   const ask = async (name: string, type: 'A' | 'AAAA' | 'MX' | 'TXT'): Promise<Asked> => {
+    const left = deadline - performance.now();
+    if (left <= 0) return outOfTime(name, type);
     if (budget <= 0) {
       budgetSpent = true;
       return {
@@ -49,8 +74,14 @@ async function checkMail(resolver: Resolver, domain: string, selector: string | 
       };
     }
     budget -= 1;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), left);
+    });
     try {
-      return { result: await resolver.query(name, type), failure: null, error: null };
+      const result = await Promise.race([resolver.query(name, type), late]);
+      if (result === null) return outOfTime(name, type);
+      return { result, failure: null, error: null };
     } catch (error) {
       // A name from a record (an SPF include, an MX host) that is no valid query name.
       if (error instanceof RangeError) {
@@ -58,6 +89,8 @@ async function checkMail(resolver: Resolver, domain: string, selector: string | 
       }
       if (!(error instanceof DnsError)) throw error;
       return { result: null, failure: `the lookup of ${name} ${type} failed: ${dnsFailureInWords(error)}`, error };
+    } finally {
+      clearTimeout(timer);
     }
   };
   const dkimName = selector === null ? null : `${selector}._domainkey.${domain}`;
@@ -114,6 +147,11 @@ async function checkMail(resolver: Resolver, domain: string, selector: string | 
     mta_sts: describeMtaSts(mtaSts),
     tls_rpt: describeTlsRpt(tlsRpt),
   };
+  if (timeSpent) {
+    report.problems.push(
+      `the check stopped waiting after its time limit of ${timeLimitMs} ms; sections whose lookups were still out say which`,
+    );
+  }
   if (budgetSpent) {
     report.problems.push(
       `the check stopped asking after ${MAX_QUERIES_PER_CHECK} DNS queries; sections that needed more say what was not asked`,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DnsRecord } from '../../src/dns/records.ts';
 import type { Resolver } from '../../src/dns/resolver.ts';
-import { MAX_QUERIES_PER_CHECK } from '../../src/mail/checker.ts';
+import { createMailChecker, MAX_QUERIES_PER_CHECK } from '../../src/mail/checker.ts';
 import { MAIL_RATE_LIMIT_COST } from '../../src/mail/route.ts';
 import { buildTestApp } from '../support/app.ts';
 
@@ -162,5 +162,33 @@ describe('/api/v1/mail in the OpenAPI document', () => {
       'dkim_selector',
       'domain',
     ]);
+  });
+});
+
+describe('the check time limit', () => {
+  it('stops waiting for a lookup still out at the limit and says which one, rather than holding the answer', async () => {
+    const { resolver: table } = tableResolver({ 'example.com': ['v=spf1 include:slow.example.net -all'] });
+    // slow.example.net's server never answers (the resolver's own deadline is longer than the check's).
+    const resolver: Resolver = {
+      ...table,
+      query: (name, type, options) =>
+        name === 'slow.example.net' ? new Promise(() => {}) : table.query(name, type, options),
+    };
+    const started = performance.now();
+    const report = await createMailChecker(resolver, 200).check('example.com', null);
+    const took = performance.now() - started;
+    assert.ok(took >= 190 && took < 5_000, String(took));
+    assert.equal(report.exists, true);
+    assert.equal(report.spf.found, true);
+    assert.ok(
+      report.spf.problems.some((problem) =>
+        /slow\.example\.net TXT got no answer within the check's time limit of 200 ms/.test(problem),
+      ),
+      JSON.stringify(report.spf.problems),
+    );
+    assert.ok(
+      report.problems.some((problem) => /time limit of 200 ms/.test(problem)),
+      JSON.stringify(report.problems),
+    );
   });
 });
