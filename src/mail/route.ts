@@ -5,7 +5,7 @@ import { normaliseQueryName } from '../dns/names.ts';
 import { describeDnsFailure } from '../dns/route.ts';
 import { apiErrors } from '../http/errors.ts';
 import { commonErrorResponses, okResponse, upstreamErrorResponse } from '../http/schemas.ts';
-import { MAX_QUERIES_PER_CHECK, type MailChecker, MailLookupFailed } from './checker.ts';
+import { MAIL_CHECK_TIME_LIMIT_MS, MAX_QUERIES_PER_CHECK, type MailChecker, MailLookupFailed } from './checker.ts';
 import { MailReport } from './report.ts';
 
 /**
@@ -33,7 +33,7 @@ const MailQuery = Type.Object({
   ),
 });
 
-const DESCRIPTION = `Mail authentication in one call: MX with addresses, SPF with its RFC 7208 lookup count, DMARC, a DKIM key, MTA-STS and TLS-RPT. Every lookup goes through the service's resolver and cache (\`DNS_SERVERS\`); the domain's own records are asked at once, then MX host addresses and SPF includes level by level. One call asks at most ${MAX_QUERIES_PER_CHECK} DNS questions and counts as ${MAIL_RATE_LIMIT_COST} requests against the rate limits (a request refused for its domain or selector counts 1). A domain that does not exist is a 200 with \`exists: false\`; 502 only when neither its MX nor its TXT lookup got an answer (SERVFAIL, timeout). Organisational-domain DMARC fallback and the MTA-STS policy file over HTTPS are not fetched.`;
+const DESCRIPTION = `Mail authentication in one call: MX with addresses, SPF with its RFC 7208 lookup count, DMARC, a DKIM key, MTA-STS and TLS-RPT. Every lookup goes through the service's resolver and cache (\`DNS_SERVERS\`); the domain's own records are asked at once, then MX host addresses and SPF includes level by level. One call asks at most ${MAX_QUERIES_PER_CHECK} DNS questions, takes at most ${MAIL_CHECK_TIME_LIMIT_MS / 1000} s (a lookup still out then is a problem of its section), and counts as ${MAIL_RATE_LIMIT_COST} requests against the rate limits (a request refused for its domain or selector counts 1). A domain that does not exist is a 200 with \`exists: false\`; 502 only when neither its MX nor its TXT lookup got an answer (SERVFAIL, timeout). Organisational-domain DMARC fallback and the MTA-STS policy file over HTTPS are not fetched.`;
 
 /** The domain as a query name, or a 400 naming what is wrong. */
 function mailDomain(input: string): string {
