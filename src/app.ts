@@ -37,6 +37,7 @@ import type { CallerResolver } from './limits/caller.ts';
 import { createRateLimiter } from './limits/limiter.ts';
 import { registerRateLimiting } from './limits/rate-limit-hook.ts';
 import type { RateLimitStore } from './limits/store.ts';
+import { registerMtrRoute } from './probes/mtr/route.ts';
 import { registerPingRoute } from './probes/ping/route.ts';
 import type { Spawner } from './probes/spawn/spawner.ts';
 import { createProbeRouteDeps } from './probes/stream/deps.ts';
@@ -203,6 +204,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   });
   registerPingRoute(app, probes);
   registerTracerouteRoute(app, probes, config);
+  registerMtrRoute(app, probes, config);
   registerWhoisRoute(
     app,
     buildWhoisService(config, {
