@@ -221,3 +221,30 @@ test('aborting a traceroute into a black hole mid-stream kills it at once', { sk
   assert.equal(existsSync(`/proc/${pid}`), false, `traceroute ${pid} survived the client`);
   await app.close();
 });
+
+test('mtr across the routers with a silent hop: hops 1..3, hop 2 all loss and nulls, PTR names, reached', {
+  skip,
+}, async () => {
+  topo('silent-hop', 'on');
+  try {
+    const received = await events('/api/v1/mtr?host=target.netinfo.test&count=3');
+    assert.deepEqual(received[0], { type: 'start', host: 'target.netinfo.test', resolved_ip: '203.0.113.2' });
+    const done = received.at(-1) as { type: string; hops: Record<string, unknown>[]; reached: boolean };
+    assert.equal(done.type, 'done');
+    assert.equal(done.reached, true);
+    assert.deepEqual(
+      done.hops.map((hop) => [hop.hop, hop.ip, hop.hostname, hop.sent, hop.received, hop.loss]),
+      [
+        [1, '192.0.2.1', 'r1.netinfo.test', 3, 3, 0],
+        [2, null, null, 3, 0, 100],
+        [3, '203.0.113.2', 'target.netinfo.test', 3, 3, 0],
+      ],
+    );
+    // Every round of every hop was streamed before done: the latest hop 2 event has two probes given up
+    // (the third was still awaited), hops 1 and 3 all three answers.
+    const latest = (hop: number) => received.filter((event) => event.type === 'hop' && event.hop === hop).at(-1);
+    assert.deepEqual([latest(1)?.received, latest(2)?.loss, latest(2)?.sent, latest(3)?.received], [3, 100, 3, 3]);
+  } finally {
+    topo('silent-hop', 'off');
+  }
+});
