@@ -248,3 +248,43 @@ test('mtr across the routers with a silent hop: hops 1..3, hop 2 all loss and nu
     topo('silent-hop', 'off');
   }
 });
+
+/** One stream of the service run inside the client namespace (TCP ping connects from the service itself). */
+function streamInClient(path: string): { status: number; events: Record<string, unknown>[] } {
+  const helper = fileURLToPath(new URL('../../support/stream-in-netns.ts', import.meta.url));
+  const result = spawnSync('ip', ['netns', 'exec', `${prefix}client`, process.execPath, helper, path], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  assert.equal(result.status, 0, `stream-in-netns.ts ${path}: ${result.stderr}`);
+  return JSON.parse(result.stdout);
+}
+
+test('TCP ping inside the test network: a black hole times out after 2 s, an unreachable route and a closed port are results', {
+  skip,
+}, async () => {
+  await settleIcmpErrorCredit();
+  const hole = streamInClient('/api/v1/ping?host=203.0.113.200&protocol=tcp&port=443&count=2');
+  assert.equal(hole.status, 200);
+  const holeEvents = hole.events.map(({ at_ms: _at, ...event }) => event);
+  assert.deepEqual(holeEvents.slice(1, 3), [
+    { type: 'timeout', seq: 1, reason: 'timeout' },
+    { type: 'timeout', seq: 2, reason: 'timeout' },
+  ]);
+  const [start, first, second] = hole.events.map((event) => Number(event.at_ms));
+  assert.ok(Number(first) - Number(start) >= 1900 && Number(second) - Number(first) >= 1900, 'each waited its 2 s');
+  assert.deepEqual([holeEvents[3]?.type, holeEvents[3]?.alive, holeEvents[3]?.packet_loss], ['done', false, 100]);
+
+  const unreachable = streamInClient('/api/v1/ping?host=203.0.113.201&protocol=tcp&port=443&count=1');
+  assert.deepEqual(unreachable.events[1], {
+    type: 'timeout',
+    seq: 1,
+    reason: 'unreachable',
+    at_ms: unreachable.events[1]?.at_ms,
+  });
+
+  // The target is reached through both routers and nothing listens on port 80: a reset.
+  const closed = streamInClient('/api/v1/ping?host=203.0.113.2&protocol=tcp&port=80&count=1');
+  assert.deepEqual(closed.events[1], { type: 'timeout', seq: 1, reason: 'refused', at_ms: closed.events[1]?.at_ms });
+  lastUsed = Date.now();
+});

@@ -208,7 +208,7 @@ test('caps: per client, then in all (ping and traceroute together); 429 says whi
   const again = await openStream(`${base}/api/v1/traceroute?host=127.0.0.1`, as('192.0.2.1'));
   assert.equal(again.status, 429);
   const clientBody = await readJson(again);
-  assert.match(String(clientBody.error), /you already have 1 ping\/traceroute stream open/);
+  assert.match(String(clientBody.error), /you already have 1 ping\/traceroute\/MTR stream open/);
   assert.equal(clientBody.limit, 1);
   const nowSeconds = Date.now() / 1000;
   assert.ok(
