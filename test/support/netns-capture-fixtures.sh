@@ -19,7 +19,11 @@ filter=${1:-}
 capture() {
   tool=$1 scenario=$2 where=$3
   shift 3
-  case "$tool/$scenario" in *"$filter"*) ;; *) return 0 ;; esac
+  case "$tool/$scenario" in *"$filter"*) ;; *)
+    note=
+    return 0
+    ;;
+  esac
   out=$fixtures/$tool/$scenario
   set +e
   if [ "$where" = host ]; then
@@ -148,3 +152,11 @@ sleep 6
 capture mtr ipv4-prohibited client mtr --raw -n -c 2 -G 2 -m 30 -4 203.0.113.202
 note="-4 with an IPv6 address: not something buildMtrArgs emits; captured for mtr's complaint on stderr"
 capture mtr family-mismatch host mtr --raw -n -c 1 -G 2 -m 30 -4 ::1
+
+# ---- traceroute's other methods: -I (ICMP echo) and -T -p PORT (TCP SYN), as buildTracerouteArgs puts them first ----
+capture traceroute ipv4-three-hops-icmp client traceroute -I -n -q 1 -w 1 -m 30 -4 203.0.113.2
+capture traceroute ipv6-three-hops-icmp client traceroute -I -n -q 1 -w 1 -m 30 -6 2001:db8:3::2
+note="nothing listens on the target's port 80: its RST ends the trace"
+capture traceroute ipv4-three-hops-tcp client traceroute -T -p 80 -n -q 1 -w 1 -m 30 -4 203.0.113.2
+note="run as nobody (setpriv --reuid=65534 --regid=65534 --clear-groups): -T needs raw sockets"
+capture traceroute tcp-unprivileged host setpriv --reuid=65534 --regid=65534 --clear-groups traceroute -T -p 80 -n -q 1 -w 1 -m 30 -4 127.0.0.1

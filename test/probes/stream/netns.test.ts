@@ -288,3 +288,19 @@ test('TCP ping inside the test network: a black hole times out after 2 s, an unr
   assert.deepEqual(closed.events[1], { type: 'timeout', seq: 1, reason: 'refused', at_ms: closed.events[1]?.at_ms });
   lastUsed = Date.now();
 });
+
+test('traceroute by ICMP echo and by TCP SYN (to a closed port: the reset ends it): hops 1..3, reached', {
+  skip,
+}, async () => {
+  for (const query of ['protocol=icmp', 'protocol=tcp&port=80', 'protocol=icmp&family=6']) {
+    const host = query.includes('family=6') ? '2001:db8:3::2' : '203.0.113.2';
+    const received = await events(`/api/v1/traceroute?host=${encodeURIComponent(host)}&${query}`);
+    assert.deepEqual(
+      received.slice(1, -1).map((event) => event.hop),
+      [1, 2, 3],
+      query,
+    );
+    assert.equal(received.at(-2)?.ip, host, query);
+    assert.deepEqual(received.at(-1), { type: 'done', total_hops: 3, reached: true }, query);
+  }
+});
