@@ -91,10 +91,7 @@ export function registerTracerouteRoute(app: FastifyInstance, deps: ProbeRouteDe
     async (request, reply) => {
       const { protocol = 'udp', port } = request.query;
       if (protocol !== 'tcp' && port !== undefined) {
-        throw apiErrors.invalidParameter(
-          'port',
-          'is only for protocol=tcp',
-        );
+        throw apiErrors.invalidParameter('port', 'is only for protocol=tcp');
       }
       return handleProbeRequest(request, reply, deps, {
         timeLimitMs: TRACEROUTE_TIME_LIMIT_MS,

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { Value } from 'typebox/value';
-import { readFileSync } from 'node:fs';
 import { MtrEvent } from '../../../src/probes/mtr/events.ts';
 import { PingEvent } from '../../../src/probes/ping/events.ts';
 import { createHelperSpawner } from '../../../src/probes/spawn/spawn-helper.ts';
