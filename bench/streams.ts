@@ -507,6 +507,7 @@ async function scenarioMtrLines(): Promise<void> {
   // Each stream: 10 rounds 50 ms apart, one hop event each.
   const cases: [string, number, number][] = [
     ['1 stream', 1, 0],
+    ['20 streams started together', 20, 0],
     ['100 streams started together', 100, 0],
     ['100 streams arriving 10 ms apart', 100, 10],
   ];
