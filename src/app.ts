@@ -68,7 +68,7 @@ export interface AppDeps {
   logStream?: DestinationStream;
   /** The one DNS resolver every capability uses (default: DNS_SERVERS with an in-process cache). */
   resolver?: Resolver;
-  /** Starts ping and traceroute (default: the real tools); tests pass fakes that replay captured output. */
+  /** Starts ping, traceroute and mtr (default: the real tools); tests pass fakes that replay captured output. */
   spawner?: Spawner;
   /** The IP data behind /api/v1/json (default: from config and DATA_DIR, following data:update). */
   ipData?: IpDataStore;

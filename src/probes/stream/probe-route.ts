@@ -11,7 +11,7 @@ import { parseProbeHost } from './host-param.ts';
 import { type InProcessSession, type ProbeSession, runProbeStream } from './probe-stream.ts';
 import type { StreamSlots } from './slots.ts';
 
-/** What both stream routes are built from (one set, shared, so the caps count ping and traceroute together). */
+/** What every stream route is built from (one set, shared, so the caps count ping, traceroute and MTR together). */
 export interface ProbeRouteDeps {
   resolver: Resolver;
   policy: TargetPolicy;
