@@ -8,6 +8,10 @@
 //   concurrent  200 simultaneous real ping streams (count 4, 127.0.0.1): all complete and correct;
 //               server memory and CPU
 //   aborts      500 real ping streams dropped by their clients: no ping process left, no zombie
+//   mtr-lines   MTR: an `mtr --raw` reply line -> its hop event at the client, with bench/fake-mtr.pl
+//               (timestamped reply lines), against reading the same children's pipes directly
+//   mtr-concurrent  100 simultaneous real MTR streams (count 3, 127.0.0.1): all complete and
+//               correct; server CPU per run, against the same mtr runs started directly
 // Only 127.0.0.1 is ever pinged; the DNS server is in this process on loopback.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -456,11 +460,199 @@ async function scenarioAborts(): Promise<void> {
   }
 }
 
+/** Runs fake-mtr and collects each reply line's latency from its write to this process's read. */
+function readFakeMtrDirectly(script: string, samples: number[]): Promise<void> {
+  return new Promise((resolve) => {
+    const child = spawn('perl', [script, '-c', '10', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let rest = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      const at = monotonicMs();
+      const lines = (rest + chunk).split('\n');
+      rest = lines.pop() ?? '';
+      for (const line of lines) {
+        const written = /^p \d+ (\d+) /.exec(line)?.[1];
+        if (written) samples.push(at - Number(written) / 1000);
+      }
+    });
+    child.on('close', () => resolve());
+  });
+}
+
+/** Latency samples of every hop event of these MTR streams (arrival minus the reply line's write time). */
+async function mtrLineLatencies(url: string, streams: number, gapMs: number, samples: number[]): Promise<void> {
+  const results = await Promise.all(
+    Array.from({ length: streams }, async (_, i) => {
+      if (gapMs > 0) await new Promise((resolve) => setTimeout(resolve, i * gapMs));
+      return readStream(`${url}/api/v1/mtr?host=127.0.0.1&count=10`);
+    }),
+  );
+  for (const result of results) {
+    if (result.events.at(-1)?.type !== 'done') throw new Error(`mtr stream: ${JSON.stringify(result.events.at(-1))}`);
+    result.events.forEach((event, i) => {
+      if (event.type === 'hop') samples.push((result.arrivals[i] ?? 0) - Number(event.last_ms));
+    });
+  }
+}
+
+async function scenarioMtrLines(): Promise<void> {
+  const fakeMtr = path.join(repoRoot, 'bench', 'fake-mtr.pl');
+  const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+  // A hop's first event waits for its PTR name (at most TRACEROUTE_HOSTNAME_WAIT_MS, 200 ms; this
+  // bench's resolver is a closed port): 0 makes the figure the pipeline's alone, as ping's has no lookup.
+  const server = await startServer({
+    BENCH_FAKE_MTR: fakeMtr,
+    BENCH_SPAWN: 'helper',
+    TRACEROUTE_HOSTNAME_WAIT_MS: '0',
+  });
+  // Each stream: 10 rounds 50 ms apart, one hop event each.
+  const cases: [string, number, number][] = [
+    ['1 stream', 1, 0],
+    ['20 streams started together', 20, 0],
+    ['100 streams started together', 100, 0],
+    ['100 streams arriving 10 ms apart', 100, 10],
+  ];
+  const samples = new Map<string, number[]>();
+  const add = (label: string) => {
+    const list = samples.get(label) ?? [];
+    samples.set(label, list);
+    return list;
+  };
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [label, streams, gapMs] of cases) {
+        const repeat = streams === 1 ? 20 : 1;
+        for (let i = 0; i < repeat; i++) {
+          if (gapMs === 0) {
+            const turns = createSpawnTurns();
+            const list = add(`baseline: the pipes alone, ${label}`);
+            await Promise.all(
+              Array.from({ length: streams }, async () => {
+                await turns.next();
+                await readFakeMtrDirectly(fakeMtr, list);
+              }),
+            );
+          }
+          await mtrLineLatencies(server.url, streams, gapMs, add(`netinfo: ${label}`));
+        }
+      }
+    }
+  } finally {
+    await stopServer(server);
+  }
+  console.log(`\nmtr-lines: an mtr reply line -> its hop event at the client (target p99 < 10 ms), ${ROUNDS} rounds`);
+  console.table(
+    Object.fromEntries([...samples].sort(([a], [b]) => a.localeCompare(b)).map(([label, list]) => [label, row(list)])),
+  );
+}
+
+const MTR_COUNT = 3;
+
+/** The baseline of `mtr-concurrent`: the same mtr runs straight from this process, no HTTP; its CPU. */
+async function mtrsDirectly(count: number): Promise<{ wallMs: number; ok: number }> {
+  const started = monotonicMs();
+  const turns = createSpawnTurns();
+  let ok = 0;
+  await Promise.all(
+    Array.from({ length: count }, async () => {
+      await turns.next();
+      const child = spawn('mtr', ['--raw', '-n', '-c', String(MTR_COUNT), '-G', '2', '-m', '30', '-4', '127.0.0.1'], {
+        stdio: ['ignore', 'pipe', 'ignore'],
+        env: { ...process.env, LC_ALL: 'C' },
+      });
+      let replies = 0;
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        replies += chunk.split('\n').filter((line) => line.startsWith('p 0 ')).length;
+      });
+      await new Promise((resolve) => child.once('close', resolve));
+      if (replies === MTR_COUNT) ok++;
+    }),
+  );
+  return { wallMs: monotonicMs() - started, ok };
+}
+
+function checkMtrStream(result: StreamResult): string | null {
+  const done = result.events.at(-1) as
+    | { type?: string; reached?: boolean; hops?: Record<string, unknown>[] }
+    | undefined;
+  const hop = done?.hops?.[0];
+  const ok =
+    result.status === 200 &&
+    result.events[0]?.type === 'start' &&
+    done?.type === 'done' &&
+    done.reached === true &&
+    done.hops?.length === 1 &&
+    hop?.sent === MTR_COUNT &&
+    hop?.received === MTR_COUNT &&
+    result.events.filter((event) => event.type === 'hop').length === MTR_COUNT;
+  return ok ? null : `${result.status} ${JSON.stringify(result.events.at(-1))}`;
+}
+
+async function scenarioMtrConcurrent(): Promise<void> {
+  const STREAMS = Number(process.env.BENCH_MTR_STREAMS ?? 100);
+  const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+  const self = procStats(process.pid);
+  const baseline = await mtrsDirectly(STREAMS);
+  const selfAfter = procStats(process.pid);
+  const server = await startServer({});
+  try {
+    await readStream(`${server.url}/api/v1/ping?host=127.0.0.1&count=1`); // warm-up, starts the helper
+    const helperPid = helperOf(server.pid);
+    if (helperPid === undefined) throw new Error('the spawn helper is not running');
+    const stats = () => ({ server: procStats(server.pid), helper: procStats(helperPid) });
+    const table: Record<string, Record<string, number | string>> = {
+      [`baseline: ${STREAMS} mtr runs started directly`]: {
+        'complete and correct': `${baseline.ok}/${STREAMS}`,
+        'wall s': +(baseline.wallMs / 1000).toFixed(2),
+        'mtr CPU ms': +(selfAfter.reapedChildrenCpuMs - self.reapedChildrenCpuMs).toFixed(0),
+      },
+    };
+    let failed = 0;
+    for (let round = 1; round <= ROUNDS; round++) {
+      const before = stats();
+      let peakServer = before.server.rssMb;
+      let peakTools = 0;
+      const sampler = setInterval(() => {
+        peakServer = Math.max(peakServer, stats().server.rssMb);
+        peakTools = Math.max(peakTools, toolsOf(server.pid).filter((entry) => entry.comm === 'mtr').length);
+      }, 100);
+      const started = monotonicMs();
+      const results = await Promise.all(
+        Array.from({ length: STREAMS }, () => readStream(`${server.url}/api/v1/mtr?host=127.0.0.1&count=${MTR_COUNT}`)),
+      );
+      const wall = monotonicMs() - started;
+      clearInterval(sampler);
+      const after = stats();
+      const problems = results.map(checkMtrStream).filter((problem) => problem !== null);
+      failed += problems.length;
+      for (const problem of problems.slice(0, 5)) console.log(`round ${round}: ${problem}`);
+      const serverCpu = after.server.cpuMs - before.server.cpuMs;
+      table[`netinfo round ${round}`] = {
+        'complete and correct': `${STREAMS - problems.length}/${STREAMS}`,
+        'wall s': +(wall / 1000).toFixed(2),
+        'server RSS MB': `${peakServer.toFixed(0)} peak, ${after.server.rssMb.toFixed(0)} after`,
+        'server CPU ms': `${serverCpu.toFixed(0)} (${(serverCpu / STREAMS).toFixed(2)}/run)`,
+        'helper CPU ms': +(after.helper.cpuMs - before.helper.cpuMs).toFixed(0),
+        'mtr CPU ms': +(after.helper.reapedChildrenCpuMs - before.helper.reapedChildrenCpuMs).toFixed(0),
+        'peak mtr processes': peakTools,
+      };
+    }
+    console.log(
+      `\nmtr-concurrent: ${STREAMS} simultaneous MTR streams (count ${MTR_COUNT}, 127.0.0.1), ${ROUNDS} rounds on one server`,
+    );
+    console.table(table);
+    if (failed > 0) process.exitCode = 1;
+  } finally {
+    await stopServer(server);
+  }
+}
+
 const SCENARIOS: Record<string, () => Promise<void>> = {
   start: scenarioStart,
   lines: scenarioLines,
   concurrent: scenarioConcurrent,
   aborts: scenarioAborts,
+  'mtr-lines': scenarioMtrLines,
+  'mtr-concurrent': scenarioMtrConcurrent,
 };
 
 const requested = process.argv.slice(2);

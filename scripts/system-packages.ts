@@ -11,6 +11,7 @@ export const SYSTEM_PACKAGES = {
   runtime: [
     { command: 'ping', package: 'iputils-ping', purpose: '/api/v1/ping and its tests' },
     { command: 'traceroute', package: 'traceroute', purpose: '/api/v1/traceroute and its tests' },
+    { command: 'mtr', package: 'mtr-tiny', purpose: '/api/v1/mtr and its tests' },
   ],
   test: [
     { command: 'knotd', package: 'knot', purpose: 'the real DNS server of the DNS and mail tests' },

@@ -56,6 +56,7 @@ import {
 import { closeMetricsListener, startMetricsListener } from './metrics/listener.ts';
 import { type Metrics, noMetrics } from './metrics/metrics.ts';
 import { createPrometheusMetrics } from './metrics/prometheus.ts';
+import { registerMtrRoute } from './probes/mtr/route.ts';
 import { registerPingRoute } from './probes/ping/route.ts';
 import type { Spawner } from './probes/spawn/spawner.ts';
 import { createProbeRouteDeps } from './probes/stream/deps.ts';
@@ -86,7 +87,7 @@ export interface AppDeps {
   logStream?: DestinationStream;
   /** The one DNS resolver every capability uses (default: DNS_SERVERS with an in-process cache). */
   resolver?: Resolver;
-  /** Starts ping and traceroute (default: the real tools); tests pass fakes that replay captured output. */
+  /** Starts ping, traceroute and mtr (default: the real tools); tests pass fakes that replay captured output. */
   spawner?: Spawner;
   /** The IP data behind /api/v1/json (default: from config and DATA_DIR, following data:update). */
   ipData?: IpDataStore;
@@ -261,6 +262,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   });
   registerPingRoute(app, probes);
   registerTracerouteRoute(app, probes, config);
+  registerMtrRoute(app, probes, config);
   registerWhoisRoute(
     app,
     buildWhoisService(config, {

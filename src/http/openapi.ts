@@ -5,7 +5,7 @@ import { ErrorBody } from './schemas.ts';
 
 /** Documentation that only the OpenAPI document carries: the rules that apply to every route. */
 const DESCRIPTION = `Network information as a public REST API: who am I, IPv4 or IPv6, DNS, WHOIS, TLS certificates,
-DNS blacklists, ping and traceroute.
+DNS blacklists, ping (ICMP and TCP), traceroute and MTR.
 
 **Access and limits.** Every endpoint works without authentication (tier Public, counted per client
 IPv4 address and per IPv6 /64). An API key sent as \`Authorization: Bearer <key>\` puts the request on its

@@ -73,13 +73,13 @@ export function createPrometheusMetrics(now: () => number = Date.now): Prometheu
   );
   const streamsActive = new Gauge({
     name: 'netinfo_streams_active',
-    help: 'Ping and traceroute streams running now, by tool.',
+    help: 'Probe streams running now, by tool (ping, tcp_ping, traceroute, mtr).',
     labelNames: ['tool'] as const,
     registers,
   });
   const streamsTotal = new Counter({
     name: 'netinfo_streams_total',
-    help: 'Ping and traceroute streams ended, by tool and how they ended (done, error, client_gone, time_limit, shutdown).',
+    help: 'Probe streams ended, by tool (ping, tcp_ping, traceroute, mtr) and how they ended (done, error, client_gone, time_limit, shutdown).',
     labelNames: ['tool', 'end'] as const,
     registers,
   });
@@ -135,12 +135,14 @@ export function createPrometheusMetrics(now: () => number = Date.now): Prometheu
     rateLimited(tier) {
       rateLimited.labels({ tier }).value++;
     },
+    // The tool is the stream's command (`tcp ping` for the TCP ping, which runs no tool): a label
+    // value without spaces is easier to write in a query.
     streamStarted(tool) {
-      streamsActive.inc({ tool });
+      streamsActive.inc({ tool: tool.replaceAll(' ', '_') });
     },
     streamEnded(tool, end) {
-      streamsActive.dec({ tool });
-      streamsTotal.inc({ tool, end });
+      streamsActive.dec({ tool: tool.replaceAll(' ', '_') });
+      streamsTotal.inc({ tool: tool.replaceAll(' ', '_'), end });
     },
     watchDataSources(read) {
       dataSources = read;

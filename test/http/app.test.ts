@@ -325,7 +325,7 @@ test('issue 18: an unknown query parameter is a 400 naming it and listing the va
     assert.equal(several.statusCode, 400);
     assert.match(
       several.json().error,
-      /^Unknown query parameters 'size', 'ttl': GET \/api\/v1\/ping takes only 'host', 'count', 'family', 'api_key'\.$/,
+      /^Unknown query parameters 'size', 'ttl': GET \/api\/v1\/ping takes only 'host', 'count', 'family', 'protocol', 'port', 'api_key'\.$/,
     );
     const caseMatters = await app.inject({ url: '/api/v1/blacklist?IP=192.0.2.1' });
     assert.match(caseMatters.json().error, /'IP': GET \/api\/v1\/blacklist takes only 'ip'\./);

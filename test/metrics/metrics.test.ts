@@ -150,6 +150,19 @@ describe('metrics', () => {
     assert.equal(sample(text, 'netinfo_streams_total{tool="ping",end="done"}'), 1);
     assert.equal(sample(text, 'netinfo_streams_total{tool="ping",end="error"}'), 1);
     assert.equal(sample(text, 'netinfo_streams_active{tool="ping"}'), 0);
+
+    // A TCP ping runs no tool: its streams are tool="tcp_ping".
+    const listener = createServer((socket) => socket.destroy());
+    listener.listen(0, '127.0.0.1');
+    await once(listener, 'listening');
+    t.after(() => listener.close());
+    const port = (listener.address() as { port: number }).port;
+    const tcp = await app.inject(`/api/v1/ping?host=127.0.0.1&count=1&protocol=tcp&port=${port}`);
+    assert.equal(tcp.statusCode, 200);
+    assert.match(tcp.body, /"type":"done"/);
+    const after = (await scrape(metricsPort)).text;
+    assert.equal(sample(after, 'netinfo_streams_total{tool="tcp_ping",end="done"}'), 1);
+    assert.equal(sample(after, 'netinfo_streams_active{tool="tcp_ping"}'), 0);
   });
 
   test('the /json answer cache: a miss, then a hit; the loaded IP data by source', async (t) => {

@@ -3,6 +3,8 @@
 // stdout through its hop reader), the parser, and the progress that turns lines into `done`.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { parseMtrLine } from '../../src/probes/mtr/parse.ts';
+import { createMtrProgress } from '../../src/probes/mtr/progress.ts';
 import { parsePingLine } from '../../src/probes/ping/parse.ts';
 import { createPingProgress } from '../../src/probes/ping/progress.ts';
 import { createLineSplitter } from '../../src/probes/spawn/line-splitter.ts';
@@ -82,6 +84,20 @@ function runTraceroute(capture: CapturedOutput, command: string[], exitCode: num
   return { lines, toolError: progress.toolError, closing: progress.finish(exitCode) };
 }
 
+function runMtr(capture: CapturedOutput, command: string[], exitCode: number): PipelineResult {
+  const progress = createMtrProgress({ destination: command.at(-1) as string, maxHops: flagValue(command, '-m') });
+  const lines: unknown[] = [];
+  const handle = (text: string) => {
+    const line = parseMtrLine(text);
+    if (line === null) return;
+    lines.push(line);
+    progress.accept(line);
+  };
+  eachLine(capture.stdout, handle);
+  eachLine(capture.stderr, handle);
+  return { lines, toolError: progress.toolError, closing: progress.finish(exitCode) };
+}
+
 /** Ping's `done` also counts the duplicate replies it dropped: as many as ping's own statistics line says. */
 function pingClosing(expected: CapturedOutput['expected']): unknown {
   const statistics = expected.events.find((event) => (event as { type: string }).type === 'statistics');
@@ -94,19 +110,24 @@ const pipelines: {
   tool: string;
   run: (capture: CapturedOutput, command: string[], exitCode: number) => PipelineResult;
   expectedClosing: (expected: CapturedOutput['expected']) => unknown;
+  /** How many captures the tool has at least (so that a lost fixture folder fails). */
+  minCaptures: number;
 }[] = [
-  { tool: 'ping', run: runPing, expectedClosing: pingClosing },
+  { tool: 'ping', run: runPing, expectedClosing: pingClosing, minCaptures: 10 },
   {
     tool: 'traceroute',
     run: runTraceroute,
     expectedClosing: (expected) => ({ type: 'done', ...(expected.done as object) }),
+    minCaptures: 10,
   },
+  // mtr's closing is the final hop table (without hostnames: the session adds them) and `reached`.
+  { tool: 'mtr', run: runMtr, expectedClosing: (expected) => expected.done, minCaptures: 8 },
 ];
 
 test('every captured output, in half-line chunks, gives its expected lines and done through the production pipeline', () => {
-  for (const { tool, run, expectedClosing } of pipelines) {
+  for (const { tool, run, expectedClosing, minCaptures } of pipelines) {
     const captures = loadCapturedOutputs(tool);
-    assert.ok(captures.length >= 10, `${tool} fixtures missing`);
+    assert.ok(captures.length >= minCaptures, `${tool} fixtures missing`);
     for (const capture of captures) {
       const name = `${tool}/${capture.scenario}`;
       const command = capturedCommand(tool, capture.scenario);

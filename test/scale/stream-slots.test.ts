@@ -139,7 +139,7 @@ describe('stream caps across instances (REDIS_URL)', { skip: redisSkipReason, ti
       assert.equal(overClient.status, 429);
       const clientBody = await readJson(overClient);
       assert.equal(clientBody.limit, 2);
-      assert.match(String(clientBody.error), /you already have 2 ping\/traceroute stream/);
+      assert.match(String(clientBody.error), /you already have 2 ping\/traceroute\/MTR stream/);
       const nowSeconds = Date.now() / 1000;
       // A slot is held at most for the resolve deadline and ping's time limit (10 + 5 s).
       assert.ok(

@@ -29,7 +29,7 @@ test('a missing system package is named with what it is for, each its own reason
   assert.equal(new Set(purposes).size, purposes.length, 'no reason is copied onto another package');
   assert.equal(
     describePackages(SYSTEM_PACKAGES.runtime),
-    'iputils-ping (/api/v1/ping and its tests), traceroute (/api/v1/traceroute and its tests)',
+    'iputils-ping (/api/v1/ping and its tests), traceroute (/api/v1/traceroute and its tests), mtr-tiny (/api/v1/mtr and its tests)',
   );
 });
 

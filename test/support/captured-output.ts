@@ -56,7 +56,9 @@ export function capturedExitCode(tool: string, scenario: string): number {
 /** The command line a capture's `.cmd` file recorded, as arguments. */
 export function capturedCommand(tool: string, scenario: string): string[] {
   const cmd = readFileSync(new URL(`${tool}/${scenario}.cmd`, fixturesDir), 'utf8');
-  const line = cmd.split('\n').find((text) => text.startsWith(`${tool} `));
+  // The tool may run under a wrapper (`setpriv ... traceroute ...`): its arguments start at its name.
+  const line = cmd.split('\n').find((text) => !text.startsWith('#') && ` ${text}`.includes(` ${tool} `));
   if (!line) throw new Error(`${scenario}.cmd has no ${tool} command line`);
-  return line.split(' ');
+  const words = line.split(' ');
+  return words.slice(words.indexOf(tool));
 }

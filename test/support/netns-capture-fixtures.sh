@@ -1,5 +1,5 @@
 #!/bin/sh
-# Re-captures the real ping/traceroute outputs under test/fixtures/{ping,traceroute}/ from the closed
+# Re-captures the real ping/traceroute/mtr outputs under test/fixtures/{ping,traceroute,mtr}/ from the closed
 # network of netns-topology.sh (run as root, with iputils-ping and traceroute installed). Only
 # loopback and the namespaces' documentation-range addresses are ever probed, always with -n.
 #
@@ -7,7 +7,7 @@
 # when stderr was not empty) and <scenario>.cmd (where and how it ran, and the exit code). The
 # expected <scenario>.json files are NOT regenerated: after a re-capture, review them by hand.
 #
-#   netns-capture-fixtures.sh [scenario-name-filter]
+#   netns-capture-fixtures.sh [filter]    only the scenarios whose `tool/scenario` contains it (e.g. `mtr/`)
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,7 +19,11 @@ filter=${1:-}
 capture() {
   tool=$1 scenario=$2 where=$3
   shift 3
-  case "$scenario" in *"$filter"*) ;; *) return 0 ;; esac
+  case "$tool/$scenario" in *"$filter"*) ;; *)
+    note=
+    return 0
+    ;;
+  esac
   out=$fixtures/$tool/$scenario
   set +e
   if [ "$where" = host ]; then
@@ -123,3 +127,36 @@ note="-w 5: ni-r2 answers host unreachable only after ARP gives up (~3 s)"
 capture traceroute ipv4-arp-failed client traceroute -n -q 1 -w 5 -m 30 -4 203.0.113.3
 note="-w 5: ni-r2 answers address unreachable only after NDP gives up (~3 s)"
 capture traceroute ipv6-ndp-failed client traceroute -n -q 1 -w 5 -m 30 -6 2001:db8:3::3
+
+# ---- mtr (mtr-tiny 0.95): the shape buildMtrArgs produces: --raw -n -c COUNT -G 2 -m 30 -4|-6 ADDRESS ----
+capture mtr ipv4-loopback host mtr --raw -n -c 3 -G 2 -m 30 -4 127.0.0.1
+capture mtr ipv4-three-hops client mtr --raw -n -c 3 -G 2 -m 30 -4 203.0.113.2
+capture mtr ipv6-three-hops client mtr --raw -n -c 3 -G 2 -m 30 -6 2001:db8:3::2
+"$topo" silent-hop on
+note="netns-topology.sh silent-hop on: ni-r2 (hop 2) sends no ICMP of its own"
+capture mtr ipv4-silent-hop client mtr --raw -n -c 3 -G 2 -m 30 -4 203.0.113.2
+"$topo" silent-hop off
+case mtr/ipv4-packet-loss in *"$filter"*)
+  # Packet loss: ni-r1 blackholes the target for about 2 s mid-run, so hops 2 and 3 (both reached
+  # through that route) lose the probes of those rounds. (tc netem and iptables are not available
+  # on every test machine; a route flip is.)
+  (sleep 1.5 && "$topo" blackhole on && sleep 2 && "$topo" blackhole off) &
+  flipper=$!
+  note="netns-topology.sh blackhole on at ~1.5 s, off at ~3.5 s"
+  capture mtr ipv4-packet-loss client mtr --raw -n -c 6 -G 2 -m 30 -4 203.0.113.2
+  wait "$flipper"
+  ;;
+esac
+capture mtr ipv4-not-reached client mtr --raw -n -c 2 -G 2 -m 30 -4 203.0.113.200
+sleep 6
+capture mtr ipv4-prohibited client mtr --raw -n -c 2 -G 2 -m 30 -4 203.0.113.202
+note="-4 with an IPv6 address: not something buildMtrArgs emits; captured for mtr's complaint on stderr"
+capture mtr family-mismatch host mtr --raw -n -c 1 -G 2 -m 30 -4 ::1
+
+# ---- traceroute's other methods: -I (ICMP echo) and -T -p PORT (TCP SYN), as buildTracerouteArgs puts them first ----
+capture traceroute ipv4-three-hops-icmp client traceroute -I -n -q 1 -w 1 -m 30 -4 203.0.113.2
+capture traceroute ipv6-three-hops-icmp client traceroute -I -n -q 1 -w 1 -m 30 -6 2001:db8:3::2
+note="nothing listens on the target's port 80: its RST ends the trace"
+capture traceroute ipv4-three-hops-tcp client traceroute -T -p 80 -n -q 1 -w 1 -m 30 -4 203.0.113.2
+note="run as nobody (setpriv --reuid=65534 --regid=65534 --clear-groups): -T needs raw sockets"
+capture traceroute tcp-unprivileged host setpriv --reuid=65534 --regid=65534 --clear-groups traceroute -T -p 80 -n -q 1 -w 1 -m 30 -4 127.0.0.1

@@ -9,9 +9,12 @@ export const PingReplyEvent = Type.Object(
     seq: Type.Integer({ minimum: 1, description: 'Echo request number, from 1 to count.' }),
     ip: Type.String({ description: 'Address that answered.' }),
     time_ms: Type.Number({
-      description: 'Round-trip time in milliseconds, as ping prints it (3 significant digits, at most 3 decimals).',
+      description:
+        'Round-trip time in milliseconds, as ping prints it (3 significant digits, at most 3 decimals); for a TCP ping, the time the connect took (to the SYN-ACK), measured by the service, 3 decimals.',
     }),
-    ttl: Type.Integer({ description: 'TTL (IPv6: hop limit) of the reply.' }),
+    ttl: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'TTL (IPv6: hop limit) of the reply; null for a TCP ping (a connect does not see it).',
+    }),
     late: Type.Optional(
       Type.Literal(true, {
         description:
@@ -29,16 +32,25 @@ export const PingTimeoutEvent = Type.Object(
   {
     type: Type.Literal('timeout'),
     seq: Type.Integer({ minimum: 1 }),
-    reason: Type.Union([Type.Literal('no_reply'), Type.Literal('icmp_error')], {
-      description:
-        '`no_reply`: nothing came back before the next request was sent (for the last request: before ping gave up). `icmp_error`: a router answered with an ICMP error instead (destination/host/network unreachable, administratively prohibited, TTL exceeded...).',
-    }),
+    reason: Type.Union(
+      [
+        Type.Literal('no_reply'),
+        Type.Literal('icmp_error'),
+        Type.Literal('timeout'),
+        Type.Literal('refused'),
+        Type.Literal('unreachable'),
+      ],
+      {
+        description:
+          'ICMP: `no_reply`: nothing came back before the next request was sent (for the last request: before ping gave up); `icmp_error`: a router answered with an ICMP error instead (destination/host/network unreachable, administratively prohibited, TTL exceeded...). TCP: `timeout`: no answer to the connect within 2 s; `refused`: the host answered with a reset (nothing listens on the port); `unreachable`: an ICMP error or no route stopped the connect.',
+      },
+    ),
     from: Type.Optional(Type.String({ description: '`icmp_error` only: the router that sent the error.' })),
     message: Type.Optional(
       Type.String({ description: "`icmp_error` only: ping's wording, e.g. `Destination Host Unreachable`." }),
     ),
   },
-  { additionalProperties: false, description: 'An echo request that got no reply.' },
+  { additionalProperties: false, description: 'An echo request (a TCP connect) that got no reply.' },
 );
 
 export const PingDoneEvent = Type.Object(

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { apiErrors } from '../../http/errors.ts';
 import { handleProbeRequest, type ProbeQuery, type ProbeRouteDeps } from '../stream/probe-route.ts';
 import {
   probeParameterHints,
@@ -10,6 +11,7 @@ import {
 } from '../stream/schemas.ts';
 import { PingEvent } from './events.ts';
 import { createPingSession, pingTimeLimitMs } from './session.ts';
+import { createTcpPingSession, TCP_PING_DEFAULT_PORT, tcpPingTimeLimitMs } from './tcp-session.ts';
 
 export const PING_MIN_COUNT = 1;
 export const PING_MAX_COUNT = 10;
@@ -22,6 +24,13 @@ const EVENTS = `**Events**, in this order: \`start\`; then for each echo request
 request goes out unanswered (ping -O), and for the last request when ping gives up on it (1 s, or twice the longest
 round trip); should the reply still come, it follows as a \`reply\` with \`late: true\` and counts as received.
 Duplicate replies are not sent; \`done.duplicates\` counts them. \`packet_loss\` is a percentage (0-100).
+
+**TCP ping** (\`protocol=tcp\`, \`port\` default 443): each request is a TCP connect to the port, timed by the service
+itself (no tool runs), one a second (or as soon as the previous one ended, when it took longer). A connect that
+succeeds is a \`reply\` with the connect time and \`ttl\` null, and the connection is closed at once, nothing sent; one
+that fails is a \`timeout\` with \`reason\` \`timeout\` (nothing within 2 s), \`refused\` (a reset: nothing listens
+there) or \`unreachable\` (an ICMP error or no route). A closed port is a result, not an error. \`done\` is the same
+summary (\`duplicates\` always 0).
 
 Example:
 \`\`\`
@@ -37,6 +46,8 @@ data: {"type":"done","alive":true,"packets_sent":2,"packets_received":1,"packet_
 interface PingQuery extends ProbeQuery {
   /** Filled in with the default by validation when absent. */
   count?: number;
+  protocol?: 'icmp' | 'tcp';
+  port?: number;
 }
 
 export function registerPingRoute(app: FastifyInstance, deps: ProbeRouteDeps): void {
@@ -48,11 +59,13 @@ export function registerPingRoute(app: FastifyInstance, deps: ProbeRouteDeps): v
         parameterHints: {
           ...probeParameterHints,
           count: `must be a whole number from ${PING_MIN_COUNT} to ${PING_MAX_COUNT}`,
+          protocol: 'must be icmp or tcp',
+          port: 'must be a whole number from 1 to 65535',
         },
       },
       schema: {
-        summary: 'Ping a host: live ICMP echo results as Server-Sent Events',
-        description: `${EVENTS}\n\n${streamRules('ping', `count + 5 seconds, ${pingTimeLimitMs(PING_MAX_COUNT) / 1000} s at most`)}`,
+        summary: 'Ping a host (ICMP echo or TCP connect): live results as Server-Sent Events',
+        description: `${EVENTS}\n\n${streamRules('ping', `ICMP: count + 5 seconds, ${pingTimeLimitMs(PING_MAX_COUNT) / 1000} s at most; TCP: 2 s a request + 5 seconds, ${tcpPingTimeLimitMs(PING_MAX_COUNT) / 1000} s at most`)}`,
         tags: ['ping'],
         querystring: Type.Object({
           host: probeQueryProperties.host,
@@ -65,6 +78,19 @@ export function registerPingRoute(app: FastifyInstance, deps: ProbeRouteDeps): v
             }),
           ),
           family: probeQueryProperties.family,
+          protocol: Type.Optional(
+            Type.Union([Type.Literal('icmp'), Type.Literal('tcp')], {
+              default: 'icmp',
+              description: '`icmp`: echo requests sent by ping. `tcp`: TCP connects to `port`, timed by the service.',
+            }),
+          ),
+          port: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: 65535,
+              description: `TCP port to connect to, with \`protocol=tcp\` only (default ${TCP_PING_DEFAULT_PORT}); given with \`icmp\` it is a 400.`,
+            }),
+          ),
           api_key: probeQueryProperties.api_key,
         }),
         response: streamResponses(
@@ -75,6 +101,15 @@ export function registerPingRoute(app: FastifyInstance, deps: ProbeRouteDeps): v
     },
     async (request, reply) => {
       const count = request.query.count ?? PING_DEFAULT_COUNT;
+      const { protocol = 'icmp', port } = request.query;
+      if (protocol === 'tcp') {
+        return handleProbeRequest(request, reply, deps, {
+          timeLimitMs: tcpPingTimeLimitMs(count),
+          createSession: (target, emit) =>
+            createTcpPingSession({ ...target, port: port ?? TCP_PING_DEFAULT_PORT, count, emit }),
+        });
+      }
+      if (port !== undefined) throw apiErrors.invalidParameter('port', 'is only for protocol=tcp (ICMP has no ports)');
       return handleProbeRequest(request, reply, deps, {
         timeLimitMs: pingTimeLimitMs(count),
         createSession: (target, emit) => createPingSession({ ...target, count, emit }),

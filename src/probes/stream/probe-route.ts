@@ -8,10 +8,10 @@ import { isPromise } from '../../limits/maybe-async.ts';
 import type { SpawnTurns } from '../spawn/spawn-turns.ts';
 import type { Spawner } from '../spawn/spawner.ts';
 import { parseProbeHost } from './host-param.ts';
-import { type ProbeSession, runProbeStream, type StreamEnd } from './probe-stream.ts';
+import { type InProcessSession, type ProbeSession, runProbeStream, type StreamEnd } from './probe-stream.ts';
 import type { StreamSlots } from './slots.ts';
 
-/** What both stream routes are built from (one set, shared, so the caps count ping and traceroute together). */
+/** What every stream route is built from (one set, shared, so the caps count ping, traceroute and MTR together). */
 export interface ProbeRouteDeps {
   resolver: Resolver;
   policy: TargetPolicy;
@@ -51,7 +51,10 @@ export interface ProbeQuery {
 export interface ProbeTool {
   /** The stream's time limit, for the slot's hold time; the session enforces it. */
   timeLimitMs: number;
-  createSession(target: { address: string; family: 4 | 6 }, emit: (event: object) => void): ProbeSession;
+  createSession(
+    target: { address: string; family: 4 | 6 },
+    emit: (event: object) => void,
+  ): ProbeSession | InProcessSession;
 }
 
 /** The host and family of a probe request, or the catalogue's 400. */

@@ -25,6 +25,18 @@ export interface ProbeSession {
   finish(exit: ToolExit): Promise<{ events: object[] } | { failure: string }>;
 }
 
+/**
+ * A probe the service runs itself, without a process (TCP ping): `run` emits its events as they
+ * happen and gives the closing ones; it stops early, resolving with anything, once `signal` aborts
+ * (client gone, time limit, shutdown), and must leave no socket or timer behind.
+ */
+export interface InProcessSession {
+  /** What runs (`tcp ping`), for the log line and the time-limit message. */
+  readonly command: string;
+  readonly timeLimitMs: number;
+  run(signal: AbortSignal): Promise<{ events: object[] } | { failure: string }>;
+}
+
 export type ToolExit = { code: number | null; signal: NodeJS.Signals | null };
 
 /** How a stream ended, for the log line. */
@@ -44,7 +56,10 @@ export interface ProbeStreamContext {
 const SHUTDOWN_MESSAGE = 'The server is shutting down; the stream was stopped before it finished.';
 
 /** Runs the session's tool behind the stream: start, the session's events, then done or one error. Never throws. */
-export async function runProbeStream(session: ProbeSession, context: ProbeStreamContext): Promise<StreamEnd> {
+export async function runProbeStream(
+  session: ProbeSession | InProcessSession,
+  context: ProbeStreamContext,
+): Promise<StreamEnd> {
   const { stream, spawner, shutdownSignal } = context;
   // One signal that stops the tool: client gone, shutdown or time limit. Listeners are removed at
   // the end, so the server-wide shutdown signal does not collect one per stream ever served.
@@ -60,6 +75,18 @@ export async function runProbeStream(session: ProbeSession, context: ProbeStream
     // this process for the fork. Node sends a response's writes on the next tick; waiting for a
     // spawn turn (the next turn of the event loop at the earliest) lets `start` leave first.
     stream.send(context.startEvent);
+    if ('run' in session) {
+      timer = setTimeout(abort, session.timeLimitMs);
+      const result = await session.run(stop.signal);
+      if (stream.clientGone.aborted) return 'client-gone';
+      if (stop.signal.aborted) return stoppedBy(session, shutdownSignal, stream);
+      if ('failure' in result) {
+        stream.send({ type: 'error', message: result.failure });
+        return 'failed';
+      }
+      for (const event of result.events) stream.send(event);
+      return 'done';
+    }
     await context.spawnTurns.next();
     // The limit is on the tool's run: a wait for a turn while many streams start is not its fault.
     timer = setTimeout(abort, session.timeLimitMs);
@@ -75,14 +102,7 @@ export async function runProbeStream(session: ProbeSession, context: ProbeStream
     }
     if (outcome.kind === 'stopped') {
       await session.settled();
-      const shutdown = shutdownSignal.aborted;
-      stream.send({
-        type: 'error',
-        message: shutdown
-          ? SHUTDOWN_MESSAGE
-          : `${session.command} did not finish within ${session.timeLimitMs / 1000} seconds and was stopped.`,
-      });
-      return shutdown ? 'shutdown' : 'time-limit';
+      return stoppedBy(session, shutdownSignal, stream);
     }
     const result = await session.finish(outcome);
     if ('failure' in result) {
@@ -96,6 +116,22 @@ export async function runProbeStream(session: ProbeSession, context: ProbeStream
     for (const source of [stream.clientGone, shutdownSignal]) source.removeEventListener('abort', abort);
     stream.close();
   }
+}
+
+/** The error event of a run stopped by the server: its shutdown, or the time limit. */
+function stoppedBy(
+  session: { command: string; timeLimitMs: number },
+  shutdownSignal: AbortSignal,
+  stream: EventStream,
+): StreamEnd {
+  const shutdown = shutdownSignal.aborted;
+  stream.send({
+    type: 'error',
+    message: shutdown
+      ? SHUTDOWN_MESSAGE
+      : `${session.command} did not finish within ${session.timeLimitMs / 1000} seconds and was stopped.`,
+  });
+  return shutdown ? 'shutdown' : 'time-limit';
 }
 
 function notStartedMessage(command: string, error: NodeJS.ErrnoException): string {

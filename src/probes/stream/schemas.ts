@@ -16,7 +16,7 @@ address the service does not probe (private, loopback, link-local, multicast, re
 them with ALLOW_PRIVATE_TARGETS), and a name that does not exist or has no address (of the \`family\` asked). A
 resolver that fails (timeout, SERVFAIL, unreachable) is a 502 JSON error. Names are resolved once, by the service's resolver (DNS_SERVERS), preferring IPv4
 unless \`family\` says otherwise; ${tool} is given the address, never the name. Too many open streams is a 429: at most
-STREAM_MAX_PER_CLIENT per caller (counted like the rate limits) and STREAM_MAX_CONCURRENT in all, ping and traceroute
+STREAM_MAX_PER_CLIENT per caller (counted like the rate limits) and STREAM_MAX_CONCURRENT in all, ping (ICMP and TCP), traceroute and MTR
 together; its \`reset\` is the time by which a stream is over at the latest.
 
 **In the stream.** ${tool} missing or failing, the time limit (${timeLimit})

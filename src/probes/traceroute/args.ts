@@ -10,7 +10,17 @@ export interface TracerouteOptions {
   waitSeconds?: number;
   /** Probes per hop (traceroute -q), 1-10. Default 1. */
   queries?: number;
+  /**
+   * `udp` (default): traceroute's default method, UDP datagrams to rising high ports, unprivileged.
+   * `icmp`: echo requests (-I). `tcp`: SYNs to `port` (-T -p PORT). Both need raw sockets (see README).
+   */
+  protocol?: TracerouteProtocol;
+  /** Destination port of `tcp` (traceroute -p), 1-65535. Default 80, traceroute's own. */
+  port?: number;
 }
+
+export type TracerouteProtocol = 'udp' | 'icmp' | 'tcp';
+export const TRACEROUTE_DEFAULT_TCP_PORT = 80;
 
 export const TRACEROUTE_DEFAULT_MAX_HOPS = 30;
 export const TRACEROUTE_DEFAULT_WAIT_SECONDS = 2;
@@ -38,5 +48,31 @@ export function buildTracerouteArgs(opts: TracerouteOptions): string[] {
   if (!Number.isFinite(wait) || wait <= 0 || wait > 60) {
     throw new RangeError(`traceroute waitSeconds must be more than 0 and at most 60, got ${wait}`);
   }
-  return ['-n', '-q', String(queries), '-w', String(wait), '-m', String(maxHops), `-${opts.family}`, address];
+  const method = methodArgs(opts.protocol ?? 'udp', opts.port);
+  return [
+    ...method,
+    '-n',
+    '-q',
+    String(queries),
+    '-w',
+    String(wait),
+    '-m',
+    String(maxHops),
+    `-${opts.family}`,
+    address,
+  ];
+}
+
+function methodArgs(protocol: TracerouteProtocol, port: number | undefined): string[] {
+  if (protocol !== 'tcp' && port !== undefined) {
+    throw new RangeError(`traceroute port is only for tcp, got ${port} with ${protocol}`);
+  }
+  if (protocol === 'udp') return [];
+  if (protocol === 'icmp') return ['-I'];
+  if (protocol !== 'tcp') throw new RangeError(`traceroute protocol must be udp, icmp or tcp, got ${String(protocol)}`);
+  const tcpPort = port ?? TRACEROUTE_DEFAULT_TCP_PORT;
+  if (!Number.isSafeInteger(tcpPort) || tcpPort < 1 || tcpPort > 65535) {
+    throw new RangeError(`traceroute port must be an integer from 1 to 65535, got ${tcpPort}`);
+  }
+  return ['-T', '-p', String(tcpPort)];
 }

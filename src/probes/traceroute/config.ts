@@ -6,7 +6,7 @@ export const tracerouteConfigVariables = {
     name: 'TRACEROUTE_HOSTNAME_WAIT_MS',
     defaultText: '200',
     description:
-      'How long a traceroute hop may wait for its reverse name (PTR) before it is sent with the address as its hostname; the lookup goes on in the background and fills the DNS cache. 0: only names already cached.',
+      'How long a traceroute hop (and an MTR hop, the first time its address shows up) may wait for its reverse name (PTR) before it is sent with the address as its hostname; the lookup goes on in the background and fills the DNS cache. 0: only names already cached.',
     parse: integerIn(0, 5000, 200),
   },
 } satisfies Record<string, ConfigVariable<unknown>>;

@@ -40,6 +40,7 @@ export interface TracerouteError {
 const HEADER = /^traceroute to (\S+) \(([^)]+)\), (\d+) hops max/;
 const HOP = /^\s*(\d+)\s+(.*)$/;
 const RTT = /^\d+(?:\.\d+)?$/;
+const PRIVILEGES_ERROR = 'You do not have enough privileges to use this traceroute method.';
 // gai_strerror() texts traceroute prints as `<host>: <message>` when it cannot resolve its argument.
 const RESOLVER_ERROR =
   /^\S+: (?:Name or service not known|Temporary failure in name resolution|No address associated with hostname|Address family for hostname not supported|Non-recoverable failure in name resolution)$/;
@@ -56,6 +57,9 @@ export function parseTracerouteLine(line: string): TracerouteLine | null {
   const hop = HOP.exec(line);
   if (hop) return parseHop(Number(hop[1]), hop[2] ?? '');
   if (RESOLVER_ERROR.test(line)) return { type: 'error', message: line };
+  // -I and -T need raw sockets (CAP_NET_RAW; -I also works through ping sockets where
+  // net.ipv4.ping_group_range allows): without them traceroute says so, then `socket: ...`.
+  if (line === PRIVILEGES_ERROR) return { type: 'error', message: line };
   if (line.startsWith('Cannot handle ') && !line.startsWith('Cannot handle "host" cmdline arg')) {
     return { type: 'error', message: line };
   }

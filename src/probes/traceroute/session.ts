@@ -1,7 +1,12 @@
 import { createLineSplitter } from '../spawn/line-splitter.ts';
 import type { ProbeSession } from '../stream/probe-stream.ts';
 import { toolFailureMessage } from '../stream/probe-stream.ts';
-import { buildTracerouteArgs, TRACEROUTE_DEFAULT_MAX_HOPS, TRACEROUTE_DEFAULT_QUERIES } from './args.ts';
+import {
+  buildTracerouteArgs,
+  TRACEROUTE_DEFAULT_MAX_HOPS,
+  TRACEROUTE_DEFAULT_QUERIES,
+  type TracerouteProtocol,
+} from './args.ts';
 import type { TracerouteEvent, TracerouteHopEvent } from './events.ts';
 import { createHopReader } from './hop-reader.ts';
 import type { TracerouteHop, TracerouteLine } from './parse.ts';
@@ -22,12 +27,20 @@ export const TRACEROUTE_TIME_LIMIT_MS = 30_000;
 export function createTracerouteSession(options: {
   address: string;
   family: 4 | 6;
+  protocol?: TracerouteProtocol;
+  port?: number | undefined;
   hostnameOf: (ip: string) => Promise<string>;
   emit: (event: TracerouteEvent) => void;
 }): ProbeSession {
   const { emit, hostnameOf } = options;
   const queries = TRACEROUTE_DEFAULT_QUERIES;
-  const args = buildTracerouteArgs({ address: options.address, family: options.family, queries });
+  const args = buildTracerouteArgs({
+    address: options.address,
+    family: options.family,
+    queries,
+    protocol: options.protocol ?? 'udp',
+    ...(options.port === undefined ? {} : { port: options.port }),
+  });
   const progress = createTracerouteProgress({ destination: options.address, maxHops: TRACEROUTE_DEFAULT_MAX_HOPS });
   const reader = createHopReader(queries);
   const stderr = createLineSplitter();

@@ -221,3 +221,86 @@ test('aborting a traceroute into a black hole mid-stream kills it at once', { sk
   assert.equal(existsSync(`/proc/${pid}`), false, `traceroute ${pid} survived the client`);
   await app.close();
 });
+
+test('mtr across the routers with a silent hop: hops 1..3, hop 2 all loss and nulls, PTR names, reached', {
+  skip,
+}, async () => {
+  topo('silent-hop', 'on');
+  try {
+    const received = await events('/api/v1/mtr?host=target.netinfo.test&count=3');
+    assert.deepEqual(received[0], { type: 'start', host: 'target.netinfo.test', resolved_ip: '203.0.113.2' });
+    const done = received.at(-1) as { type: string; hops: Record<string, unknown>[]; reached: boolean };
+    assert.equal(done.type, 'done');
+    assert.equal(done.reached, true);
+    assert.deepEqual(
+      done.hops.map((hop) => [hop.hop, hop.ip, hop.hostname, hop.sent, hop.received, hop.loss]),
+      [
+        [1, '192.0.2.1', 'r1.netinfo.test', 3, 3, 0],
+        [2, null, null, 3, 0, 100],
+        [3, '203.0.113.2', 'target.netinfo.test', 3, 3, 0],
+      ],
+    );
+    // Every round of every hop was streamed before done: the latest hop 2 event has two probes given up
+    // (the third was still awaited), hops 1 and 3 all three answers.
+    const latest = (hop: number) => received.filter((event) => event.type === 'hop' && event.hop === hop).at(-1);
+    assert.deepEqual([latest(1)?.received, latest(2)?.loss, latest(2)?.sent, latest(3)?.received], [3, 100, 3, 3]);
+  } finally {
+    topo('silent-hop', 'off');
+  }
+});
+
+/** One stream of the service run inside the client namespace (TCP ping connects from the service itself). */
+function streamInClient(path: string): { status: number; events: Record<string, unknown>[] } {
+  const helper = fileURLToPath(new URL('../../support/stream-in-netns.ts', import.meta.url));
+  const result = spawnSync('ip', ['netns', 'exec', `${prefix}client`, process.execPath, helper, path], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  assert.equal(result.status, 0, `stream-in-netns.ts ${path}: ${result.stderr}`);
+  return JSON.parse(result.stdout);
+}
+
+test('TCP ping inside the test network: a black hole times out after 2 s, an unreachable route and a closed port are results', {
+  skip,
+}, async () => {
+  await settleIcmpErrorCredit();
+  const hole = streamInClient('/api/v1/ping?host=203.0.113.200&protocol=tcp&port=443&count=2');
+  assert.equal(hole.status, 200);
+  const holeEvents = hole.events.map(({ at_ms: _at, ...event }) => event);
+  assert.deepEqual(holeEvents.slice(1, 3), [
+    { type: 'timeout', seq: 1, reason: 'timeout' },
+    { type: 'timeout', seq: 2, reason: 'timeout' },
+  ]);
+  const [start, first, second] = hole.events.map((event) => Number(event.at_ms));
+  assert.ok(Number(first) - Number(start) >= 1900 && Number(second) - Number(first) >= 1900, 'each waited its 2 s');
+  assert.deepEqual([holeEvents[3]?.type, holeEvents[3]?.alive, holeEvents[3]?.packet_loss], ['done', false, 100]);
+
+  const unreachable = streamInClient('/api/v1/ping?host=203.0.113.201&protocol=tcp&port=443&count=1');
+  assert.deepEqual(unreachable.events[1], {
+    type: 'timeout',
+    seq: 1,
+    reason: 'unreachable',
+    at_ms: unreachable.events[1]?.at_ms,
+  });
+
+  // The target is reached through both routers and nothing listens on port 80: a reset.
+  const closed = streamInClient('/api/v1/ping?host=203.0.113.2&protocol=tcp&port=80&count=1');
+  assert.deepEqual(closed.events[1], { type: 'timeout', seq: 1, reason: 'refused', at_ms: closed.events[1]?.at_ms });
+  lastUsed = Date.now();
+});
+
+test('traceroute by ICMP echo and by TCP SYN (to a closed port: the reset ends it): hops 1..3, reached', {
+  skip,
+}, async () => {
+  for (const query of ['protocol=icmp', 'protocol=tcp&port=80', 'protocol=icmp&family=6']) {
+    const host = query.includes('family=6') ? '2001:db8:3::2' : '203.0.113.2';
+    const received = await events(`/api/v1/traceroute?host=${encodeURIComponent(host)}&${query}`);
+    assert.deepEqual(
+      received.slice(1, -1).map((event) => event.hop),
+      [1, 2, 3],
+      query,
+    );
+    assert.equal(received.at(-2)?.ip, host, query);
+    assert.deepEqual(received.at(-1), { type: 'done', total_hops: 3, reached: true }, query);
+  }
+});

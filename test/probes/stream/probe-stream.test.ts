@@ -128,3 +128,60 @@ test('a tool that exits without a result: its complaint, else its exit status', 
     assert.deepEqual(events, [START, { type: 'error', message }]);
   }
 });
+
+test('an in-process probe (TCP ping): its events, then done; stopped by the time limit or shutdown with the same errors, no process', async () => {
+  const fake = createFakeSpawner();
+  const context = (stream: EventStream, shutdownSignal = new AbortController().signal) => ({
+    stream,
+    spawner: fake.spawner,
+    shutdownSignal,
+    spawnTurns: createSpawnTurns(),
+    startEvent: START,
+  });
+  // Emits one event, then waits until stopped (as a connect into a black hole would).
+  const hanging = (stream: EventStream, timeLimitMs: number) => {
+    let stoppedWith: AbortSignal | undefined;
+    return {
+      session: {
+        command: 'tcp ping',
+        timeLimitMs,
+        run: (signal: AbortSignal) => {
+          stoppedWith = signal;
+          stream.send({ type: 'timeout', seq: 1, reason: 'timeout' });
+          return new Promise<{ events: object[] }>((resolve) =>
+            signal.addEventListener('abort', () => resolve({ events: [] })),
+          );
+        },
+      },
+      stopped: () => stoppedWith?.aborted,
+    };
+  };
+
+  const limited = fakeStream();
+  const run = hanging(limited.stream, 50);
+  assert.equal(await runProbeStream(run.session, context(limited.stream)), 'time-limit');
+  assert.equal(run.stopped(), true);
+  assert.deepEqual(limited.events, [
+    START,
+    { type: 'timeout', seq: 1, reason: 'timeout' },
+    { type: 'error', message: 'tcp ping did not finish within 0.05 seconds and was stopped.' },
+  ]);
+
+  const closing = fakeStream();
+  const shutdown = new AbortController();
+  const second = hanging(closing.stream, 60_000);
+  const ended = runProbeStream(second.session, context(closing.stream, shutdown.signal));
+  setTimeout(() => shutdown.abort(), 20);
+  assert.equal(await ended, 'shutdown');
+  assert.match(String(closing.events.at(-1)?.message), /shutting down/);
+
+  const done = fakeStream();
+  const finished = await runProbeStream(
+    { command: 'tcp ping', timeLimitMs: 1000, run: async () => ({ events: [{ type: 'done' }] }) },
+    context(done.stream),
+  );
+  assert.equal(finished, 'done');
+  assert.deepEqual(done.events, [START, { type: 'done' }]);
+  assert.equal(done.closed(), 1);
+  assert.equal(fake.children.length, 0);
+});

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { Value } from 'typebox/value';
+import { MtrEvent } from '../../../src/probes/mtr/events.ts';
 import { PingEvent } from '../../../src/probes/ping/events.ts';
 import { createHelperSpawner } from '../../../src/probes/spawn/spawn-helper.ts';
 import type { Spawner } from '../../../src/probes/spawn/spawner.ts';
@@ -158,4 +159,77 @@ test('clients leaving right after start (ping maybe not spawned yet): no ping is
   assert.deepEqual(left, [], 'pings still running');
   await app.close();
   await recorder.close();
+});
+
+/** True when the process is gone or has exited and only waits to be reaped (a zombie). */
+function dead(pid: number): boolean {
+  if (gone(pid)) return true;
+  try {
+    // The state is the first field after the parenthesised command name.
+    return /\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return gone(pid);
+  }
+}
+
+/** The pids of a process's children (mtr starts mtr-packet, which sends the probes). */
+function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+test('real mtr to 127.0.0.1: one hop a round as the rounds go, done with the hop, reached', {
+  skip: missing('mtr'),
+}, async () => {
+  const { app, base } = await serve();
+  const stream = await openStream(`${base}/api/v1/mtr?host=127.0.0.1&count=3`);
+  assert.equal(stream.status, 200);
+  const received = await stream.done;
+  const events = received.map((entry) => entry.event);
+  for (const event of events) assert.ok(Value.Check(MtrEvent, event), JSON.stringify(event));
+  assert.deepEqual(events[0], { type: 'start', host: '127.0.0.1', resolved_ip: '127.0.0.1' });
+  const hops = events.slice(1, -1);
+  assert.deepEqual(
+    hops.map((event) => [event.type, event.hop, event.ip, event.hostname, event.sent, event.received, event.loss]),
+    [1, 2, 3].map((round) => ['hop', 1, '127.0.0.1', '127.0.0.1', round, round, 0]),
+  );
+  // One round a second: the rounds' events were streamed as they came, not batched at the end.
+  const gap = (received[3]?.at ?? 0) - (received[2]?.at ?? 0);
+  assert.ok(gap > 800 && gap < 1500, `rounds 2 and 3 arrived ${gap.toFixed(0)} ms apart`);
+  const done = events.at(-1) as { type: string; hops: Record<string, number>[]; reached: boolean };
+  assert.equal(done.type, 'done');
+  assert.equal(done.reached, true);
+  assert.equal(done.hops.length, 1);
+  const [best, avg, worst, stdev] = ['best_ms', 'avg_ms', 'worst_ms', 'stdev_ms'].map((field) =>
+    Number(done.hops[0]?.[field]),
+  );
+  assert.ok(Number(best) <= Number(avg) && Number(avg) <= Number(worst) && Number(stdev) >= 0);
+  await app.close();
+});
+
+test('the client aborting mid-MTR kills mtr at once (reaped) and its children (mtr-packet) end with it', {
+  skip: missing('mtr'),
+}, async (t) => {
+  const recorder = recordingSpawner();
+  const { app, base } = await serve(recorder.spawner);
+  t.after(async () => {
+    await app.close();
+    await recorder.close();
+  });
+  const stream = await openStream(`${base}/api/v1/mtr?host=127.0.0.1&count=30`);
+  await stream.nth(2); // start and the first round: mtr is running
+  const [pid] = recorder.pids();
+  assert.ok(pid !== undefined && !gone(pid), 'mtr is running');
+  const helpers = childPids(pid);
+  assert.ok(helpers.length >= 1, 'mtr runs its mtr-packet');
+  stream.abort();
+  assert.ok(await eventually(() => gone(pid), 1000), `mtr ${pid} still exists after the client left`);
+  // mtr's children (mtr-packet, and a fork of mtr) end when mtr's pipes close. Orphans are reaped by
+  // init, not by the service: dead is enough (this machine's init reaps them lazily).
+  for (const helper of helpers) {
+    assert.ok(await eventually(() => dead(helper), 1000), `mtr's child ${helper} still runs after the client left`);
+  }
 });

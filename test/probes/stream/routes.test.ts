@@ -49,6 +49,14 @@ test('invalid input is a 400 JSON error before any stream, and nothing is run', 
     ['/api/v1/traceroute?host=-f', /'host'/],
     ['/api/v1/traceroute?host=a%3Bb', /'host'.*";"/],
     ['/api/v1/traceroute?host=fe80::1%25eth0', /zone index/],
+    ['/api/v1/mtr', /Missing required query parameter 'host'/],
+    ['/api/v1/mtr?host=-f', /'host'/],
+    ['/api/v1/mtr?host=127.0.0.1%0A--report', /'host'.*control character/],
+    ['/api/v1/mtr?host=127.0.0.1&count=0', /'count': must be a whole number from 1 to 30/],
+    ['/api/v1/mtr?host=127.0.0.1&count=31', /'count': must be a whole number from 1 to 30/],
+    ['/api/v1/mtr?host=127.0.0.1&count=1e1', /'count': must be a whole number from 1 to 30/],
+    ['/api/v1/mtr?host=::1&family=4', /'family': is 4 but host is an IPv6 address/],
+    ['/api/v1/mtr?host=127.0.0.1&port=80', /Unknown query parameter|'port'/],
   ];
   for (const [url, message] of cases) {
     const response = await app.inject({ url });
@@ -208,7 +216,7 @@ test('caps: per client, then in all (ping and traceroute together); 429 says whi
   const again = await openStream(`${base}/api/v1/traceroute?host=127.0.0.1`, as('192.0.2.1'));
   assert.equal(again.status, 429);
   const clientBody = await readJson(again);
-  assert.match(String(clientBody.error), /you already have 1 ping\/traceroute stream open/);
+  assert.match(String(clientBody.error), /you already have 1 ping\/traceroute\/MTR stream open/);
   assert.equal(clientBody.limit, 1);
   const nowSeconds = Date.now() / 1000;
   assert.ok(
@@ -285,6 +293,7 @@ test('the OpenAPI document describes both streams: text/event-stream with their 
   for (const [path, types] of [
     ['/api/v1/ping', ['start', 'reply', 'timeout', 'done', 'error']],
     ['/api/v1/traceroute', ['start', 'hop', 'done', 'error']],
+    ['/api/v1/mtr', ['start', 'hop', 'done', 'error']],
   ] as const) {
     const operation = doc.paths[path].get;
     const schema = operation.responses['200'].content['text/event-stream'].schema;
@@ -305,6 +314,27 @@ test('the OpenAPI document describes both streams: text/event-stream with their 
       default: 4,
       required: false,
     },
+  );
+  const mtrCount = doc.paths['/api/v1/mtr'].get.parameters.find((p: { name: string }) => p.name === 'count');
+  assert.deepEqual([mtrCount.schema.minimum, mtrCount.schema.maximum, mtrCount.schema.default], [1, 30, 10]);
+  const params = (path: string) =>
+    doc.paths[path].get.parameters.map((p: { name: string; schema: { enum?: string[]; default?: unknown } }) => [
+      p.name,
+      p.schema.default ?? null,
+    ]);
+  assert.deepEqual(
+    params('/api/v1/ping').filter(([name]: [string]) => name === 'protocol' || name === 'port'),
+    [
+      ['protocol', 'icmp'],
+      ['port', null],
+    ],
+  );
+  assert.deepEqual(
+    params('/api/v1/traceroute').filter(([name]: [string]) => name === 'protocol' || name === 'port'),
+    [
+      ['protocol', 'udp'],
+      ['port', null],
+    ],
   );
   const done = doc.paths['/api/v1/ping'].get.responses['200'].content['text/event-stream'].schema.anyOf[3];
   assert.match(done.properties.packet_loss.description, /Percentage/);

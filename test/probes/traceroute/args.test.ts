@@ -36,3 +36,18 @@ test('rejects out-of-range hops, queries and waits', () => {
     assert.throws(() => buildTracerouteArgs({ ...base, waitSeconds }), RangeError);
   }
 });
+
+test('protocols: udp is traceroute default (no flag), icmp -I, tcp -T -p PORT (default 80), first', () => {
+  const base = ['-n', '-q', '1', '-w', '2', '-m', '30', '-4', '203.0.113.2'];
+  const opts = { address: '203.0.113.2', family: 4 } as const;
+  assert.deepEqual(buildTracerouteArgs({ ...opts, protocol: 'udp' }), base);
+  assert.deepEqual(buildTracerouteArgs({ ...opts, protocol: 'icmp' }), ['-I', ...base]);
+  assert.deepEqual(buildTracerouteArgs({ ...opts, protocol: 'tcp' }), ['-T', '-p', '80', ...base]);
+  assert.deepEqual(buildTracerouteArgs({ ...opts, protocol: 'tcp', port: 443 }), ['-T', '-p', '443', ...base]);
+  assert.throws(() => buildTracerouteArgs({ ...opts, protocol: 'udp', port: 53 }), RangeError);
+  assert.throws(() => buildTracerouteArgs({ ...opts, protocol: 'icmp', port: 53 }), RangeError);
+  for (const port of [0, 65536, 1.5]) {
+    assert.throws(() => buildTracerouteArgs({ ...opts, protocol: 'tcp', port }), RangeError, String(port));
+  }
+  assert.throws(() => buildTracerouteArgs({ ...opts, protocol: '-U' as 'udp' }), RangeError);
+});
