@@ -3,6 +3,7 @@ import http from 'node:http';
 import http2 from 'node:http2';
 import net from 'node:net';
 import tls from 'node:tls';
+import { authorizationErrorCode } from '../tls/certificate.ts';
 import type { CheckTarget } from './target-url.ts';
 
 /**
@@ -223,16 +224,10 @@ export function exchange(target: CheckTarget, address: string, options: Exchange
         marks.secured = clock();
         marks.sent = marks.secured;
         phase = 'first_byte';
-        const authorizationError = connection.authorizationError as Error | string | null | undefined;
         peer = {
           certificate: connection.getPeerX509Certificate() ?? null,
           authorized: connection.authorized,
-          authorizationError:
-            authorizationError === undefined || authorizationError === null
-              ? null
-              : typeof authorizationError === 'string'
-                ? authorizationError
-                : authorizationError.message,
+          authorizationError: authorizationErrorCode(connection),
           protocol: connection.getProtocol(),
           cipher: connection.getCipher()?.name ?? null,
         };

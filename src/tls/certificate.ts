@@ -1,4 +1,5 @@
 import type { X509Certificate } from 'node:crypto';
+import type { TLSSocket } from 'node:tls';
 import { presentAltNames } from './alt-names.ts';
 
 /** What /ssl reports about one certificate, read from it alone (no clock, no peer, no trust store). */
@@ -76,4 +77,14 @@ export function describeCertificate(certificate: X509Certificate): CertificateFa
 export function displayName(certificate: X509Certificate, which: 'subject' | 'issuer'): string {
   const legacy = certificate.toLegacyObject() as unknown as { subject?: Name; issuer?: Name };
   return attribute(legacy[which], 'CN') ?? certificate[which].split('\n').join(', ');
+}
+
+/**
+ * OpenSSL's verdict on the peer's certificate as its code (`CERT_HAS_EXPIRED`), or null when it was
+ * trusted. Node sets `authorizationError` to that code, a string despite its declared Error type.
+ */
+export function authorizationErrorCode(socket: TLSSocket): string | null {
+  const error = socket.authorizationError as Error | string | null | undefined;
+  if (error === undefined || error === null) return null;
+  return typeof error === 'string' ? error : error.message;
 }

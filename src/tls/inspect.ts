@@ -3,7 +3,7 @@ import tls from 'node:tls';
 import { sharedWhileInFlight } from '../cache/in-flight.ts';
 import type { Resolver } from '../dns/resolver.ts';
 import { resolveTarget, type TargetPolicy } from '../dns/target-policy.ts';
-import { type CertificateFacts, describeCertificate, displayName } from './certificate.ts';
+import { authorizationErrorCode, type CertificateFacts, describeCertificate, displayName } from './certificate.ts';
 import { TlsCheckError } from './check-error.ts';
 import { type Endpoint, startTls } from './connection.ts';
 import { findProblems } from './problems.ts';
@@ -115,17 +115,10 @@ async function handshake(
   try {
     const leaf = socket.getPeerX509Certificate();
     if (!leaf) throw new TlsCheckError('handshake', `${endpoint.host} completed the handshake without a certificate`);
-    // Node sets this to OpenSSL's code ('CERT_HAS_EXPIRED'), a string despite its declared type.
-    const authorizationError = socket.authorizationError as Error | string | undefined | null;
     return {
       leaf,
       chain: readChain(leaf),
-      authorizationError:
-        authorizationError === undefined || authorizationError === null
-          ? null
-          : typeof authorizationError === 'string'
-            ? authorizationError
-            : authorizationError.message,
+      authorizationError: authorizationErrorCode(socket),
       protocol: socket.getProtocol(),
       cipher: socket.getCipher()?.name ?? null,
       ocspStapled: ocspResponse !== null,
