@@ -13,7 +13,7 @@ import { classifySpecialAddress } from '../src/net/special-addresses.ts';
 import { startFakeDnsServer } from '../test/support/fake-dns-server.ts';
 import { startLocalHttpServer } from '../test/support/local-http-server.ts';
 import { FEED_FILES, feedDir } from '../test/support/mmdb-fixtures.ts';
-import type { ScenarioSetup } from './scenarios.ts';
+import type { ScenarioSetup } from './scenario-setup.ts';
 
 const CLIENTS = 1000;
 /**

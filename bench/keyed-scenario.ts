@@ -10,7 +10,7 @@ import { createKeyService } from '../src/accounts/key-service.ts';
 import { createKeyUsageRecorder } from '../src/accounts/key-usage.ts';
 import { buildKeyring } from '../src/accounts/keyring.ts';
 import { openSqliteRepository } from '../src/storage/sqlite.ts';
-import type { ScenarioSetup } from './scenarios.ts';
+import type { ScenarioSetup } from './scenario-setup.ts';
 
 export async function keyedScenarioSetup(): Promise<ScenarioSetup> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'netinfo-bench-keyed-'));

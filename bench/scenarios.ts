@@ -5,6 +5,9 @@ import type { Client, Options, Request } from 'autocannon';
 import { NO_DOWNLOADS_ENV } from '../test/support/no-downloads.ts';
 import { batchScenarioSetup, jsonIpScenarioSetup, jsonScenarioSetup } from './json-scenario.ts';
 import { keyedScenarioSetup } from './keyed-scenario.ts';
+import type { ScenarioSetup } from './scenario-setup.ts';
+
+export type { ScenarioSetup };
 
 export interface Scenario {
   path: string;
@@ -27,16 +30,6 @@ export interface Scenario {
   };
   /** Server CPU time per request under this many µs (a batch's server time). */
   cpuUsUnder?: number;
-}
-
-export interface ScenarioSetup {
-  env: Record<string, string>;
-  /** The requests of the scenario, spread over the connections (both servers get the same ones). */
-  requests?: { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: string }[];
-  describe: string;
-  /** A sanity check of one answer before the load starts. */
-  verify?(url: string): Promise<void>;
-  close(): Promise<void>;
 }
 
 /** Connections the load generator keeps open (`BENCH_CONNECTIONS`), in both benchmarks. */
