@@ -122,6 +122,7 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
         '/tools/whois',
         '/tools/ssl',
         '/tools/blacklist',
+        '/tools/mail',
         '/tools/ping',
         '/tools/traceroute',
       ]);
@@ -315,6 +316,95 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
       assert.match(await text(page, '.tool-result tbody tr:last-child'), /the DNS server answered SERVFAIL/);
       await checkPage(watched, `blacklist-${width}`);
     }
+  });
+
+  it('Mail: each part with its state in words, the MX addresses, SPF lookups "n of 10", DMARC tags, the DKIM key', async () => {
+    for (const width of WIDTHS) {
+      const watched = await open(width, '/tools/mail?domain=good.mail.test&selector=s1');
+      const { page } = watched;
+      await page.locator('.verdict').waitFor();
+      assert.equal(await page.locator('.verdict.good').textContent(), 'No problems found for good.mail.test.');
+      assert.deepEqual(await page.locator('ul.part-overview li').allTextContents(), [
+        'MX✓ OK',
+        'SPF✓ OK',
+        'DMARC✓ OK',
+        'DKIM✓ OK',
+        'MTA-STS✓ OK',
+        'TLS-RPT✓ OK',
+      ]);
+      assert.equal(await page.locator('ul.problems').count(), 0);
+      const mx = await page
+        .locator('table.mx tbody tr')
+        .evaluateAll((trs) =>
+          trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => (td.textContent ?? '').trim())),
+        );
+      assert.deepEqual(mx, [
+        ['10', 'mx1.good.mail.test', '192.0.2.25', '2001:db8::25'],
+        ['20', 'mx2.good.mail.test', '192.0.2.26', 'none'],
+      ]);
+      const spf = await text(page, 'section[aria-labelledby="card-spf"]');
+      assert.match(
+        spf,
+        /Found, no problems Record v=spf1 mx include:_spf\.good\.mail\.test -all DNS lookups 2 of 10 Void lookups 0 of 2/,
+      );
+      assert.deepEqual(await page.locator('table.spf tbody td:nth-child(1)').allTextContents(), [
+        '+ pass',
+        '+ pass',
+        '- fail',
+      ]);
+      assert.match(
+        await text(page, 'section[aria-labelledby="card-dmarc"]'),
+        /Policy \(p\) reject Subdomains \(sp\) not set \(receivers use p\) Applies to \(pct\) not set \(receivers use 100%\) Aggregate reports \(rua\) mailto:dmarc@good\.mail\.test/,
+      );
+      assert.match(await text(page, 'section[aria-labelledby="card-dkim-s1-"]'), /Key type rsa Key size 2048 bits/);
+      assert.match(await text(page, 'section[aria-labelledby="card-mta-sts"]'), /Policy id 20261125T0000/);
+      assert.match(
+        await text(page, 'section[aria-labelledby="card-tls-rpt"]'),
+        /Reports to \(rua\) mailto:tls-reports@good\.mail\.test/,
+      );
+      await checkPage(watched, `mail-${width}`);
+    }
+  });
+
+  it('Mail: problems are listed under their part; a part not published says so; the form puts the selector in the URL', async () => {
+    for (const width of WIDTHS) {
+      const watched = await open(width, '/tools/mail');
+      const { page } = watched;
+      await page.getByLabel('Mail domain').fill('bad.mail.test');
+      await page.getByLabel('DKIM selector (optional)').fill('s1');
+      await page.getByRole('button', { name: 'Check' }).click();
+      await page.waitForURL(`${base}/tools/mail?domain=bad.mail.test&selector=s1`);
+      await page.locator('.verdict').waitFor();
+      assert.equal(await page.locator('.verdict.bad').textContent(), '4 parts of bad.mail.test have problems.');
+      assert.deepEqual(await page.locator('ul.part-overview li').allTextContents(), [
+        'MX✗ Missing, 1 problem',
+        'SPF✗ Found, 1 problem',
+        'DMARC✗ Found, 1 problem',
+        'DKIM✗ Missing, 1 problem',
+        'MTA-STS– Not published',
+        'TLS-RPT– Not published',
+      ]);
+      const problems = (id: string) =>
+        page.locator(`section[aria-labelledby="${id}"] ul.problems li`).allTextContents();
+      assert.deepEqual(await problems('card-mx'), [
+        'bad.mail.test has no MX records: senders fall back to its A and AAAA addresses (RFC 5321 section 5.1)',
+      ]);
+      assert.deepEqual(await problems('card-spf'), ['+all: every server on the internet passes SPF for this domain']);
+      assert.match((await problems('card-dmarc')).join(), /^p=none: receivers only report/);
+      assert.deepEqual(await problems('card-dkim-s1-'), [
+        'no DKIM key at s1._domainkey.bad.mail.test: check the selector',
+      ]);
+      assert.equal(await text(page, 'section[aria-labelledby="card-mta-sts"] .part-state'), '– Not published');
+      assert.equal(await page.locator('table.mx').count(), 0, 'no empty MX table');
+      await checkPage(watched, `mail-problems-${width}`);
+    }
+    const watched = await open(375, '/tools/mail?domain=good.mail.test');
+    await watched.page.locator('.verdict.good').waitFor();
+    assert.match(
+      await text(watched.page, 'section[aria-labelledby="card-dkim"]'),
+      /^DKIM Not checked: give a DKIM selector/,
+    );
+    await checkPage(watched, 'mail-no-selector-375');
   });
 
   it('Ping: the chart grows with each reply, the timeout is marked, then the summary', async () => {

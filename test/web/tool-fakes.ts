@@ -1,8 +1,9 @@
 // Local stand-ins for everything the tool pages' API calls reach: one fake DNS server (the DNS
-// tool's records, the DNSBL zones, the names of the TLS and WHOIS servers, PTR names for
+// tool's records, the mail check's domains, the DNSBL zones, the names of the TLS and WHOIS servers, PTR names for
 // traceroute), a fake WHOIS server, a TLS server with certificates from a test CA, and a fake
 // spawner whose ping and traceroute print one line every LINE_GAP_MS, so a page can be watched
 // growing event by event.
+import { generateKeyPairSync } from 'node:crypto';
 import type net from 'node:net';
 import tls from 'node:tls';
 import type { Answer } from 'dns-packet';
@@ -33,6 +34,40 @@ DNSSEC: signedDelegation
 URL of the ICANN Whois Inaccuracy Complaint Form: https://www.icann.org/wicf/${'x'.repeat(180)}
 >>> Last update of whois database: 2026-11-22T05:00:00Z <<<
 `;
+
+function txt(name: string, text: string): Answer {
+  // One TXT record, its text in strings of at most 255 bytes.
+  return { type: 'TXT', name, ttl: 300, class: 'IN', data: text.match(/.{1,255}/g) ?? [] };
+}
+
+/** A 2048-bit RSA public key as a DKIM record's p= (base64 of its SubjectPublicKeyInfo). */
+function dkimKey(): string {
+  const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+}
+
+/**
+ * The mail check's domains: good.mail.test publishes every part without a problem (DKIM selector
+ * s1); bad.mail.test has no MX, an SPF with +all, DMARC p=none, no MTA-STS or TLS-RPT, no DKIM key.
+ */
+function mailRecords(): Answer[] {
+  const good = 'good.mail.test';
+  return [
+    { type: 'MX', name: good, ttl: 300, class: 'IN', data: { preference: 20, exchange: `mx2.${good}` } },
+    { type: 'MX', name: good, ttl: 300, class: 'IN', data: { preference: 10, exchange: `mx1.${good}` } },
+    a(`mx1.${good}`, '192.0.2.25'),
+    { type: 'AAAA', name: `mx1.${good}`, ttl: 60, class: 'IN', data: '2001:db8::25' },
+    a(`mx2.${good}`, '192.0.2.26'),
+    txt(good, `v=spf1 mx include:_spf.${good} -all`),
+    txt(`_spf.${good}`, 'v=spf1 ip4:192.0.2.0/24 -all'),
+    txt(`_dmarc.${good}`, `v=DMARC1; p=reject; rua=mailto:dmarc@${good}`),
+    txt(`s1._domainkey.${good}`, `v=DKIM1; k=rsa; p=${dkimKey()}`),
+    txt(`_mta-sts.${good}`, 'v=STSv1; id=20261125T0000'),
+    txt(`_smtp._tls.${good}`, `v=TLSRPTv1; rua=mailto:tls-reports@${good}`),
+    txt('bad.mail.test', 'v=spf1 +all'),
+    txt('_dmarc.bad.mail.test', 'v=DMARC1; p=none'),
+  ];
+}
 
 function a(name: string, data: string): Answer {
   return { type: 'A', name, ttl: 60, class: 'IN', data };
@@ -117,6 +152,7 @@ export async function startToolFakes() {
     { type: 'MX', name: 'example.test', ttl: 3600, class: 'IN', data: { preference: 10, exchange: 'mx.example.test' } },
     { type: 'TXT', name: 'example.test', ttl: 86400, class: 'IN', data: [LONG_TXT.slice(0, 200), LONG_TXT.slice(200)] },
     { type: 'PTR', name: '1.2.0.192.in-addr.arpa', ttl: 60, class: 'IN', data: 'gw.example.test' },
+    ...mailRecords(),
   ];
   const answerRecords = recordsHandler(records, 'test');
   const dns: FakeDnsServer = await startFakeDnsServer((question, context) => {

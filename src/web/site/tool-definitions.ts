@@ -21,7 +21,7 @@ export interface ToolField {
 }
 
 export interface ToolDefinition {
-  readonly key: 'dns' | 'whois' | 'ssl' | 'blacklist' | 'ping' | 'traceroute';
+  readonly key: 'dns' | 'whois' | 'ssl' | 'blacklist' | 'mail' | 'ping' | 'traceroute';
   readonly path: string;
   /** The `<h1>` and the start of the `<title>`. */
   readonly heading: string;
@@ -130,6 +130,29 @@ export const TOOLS: readonly ToolDefinition[] = [
     script: 'json-tools.js',
     submit: 'Check',
     fields: [{ name: 'ip', api: 'ip', label: 'IPv4 address', kind: 'text', required: true, placeholder: '192.0.2.1' }],
+  },
+  {
+    key: 'mail',
+    path: '/tools/mail',
+    heading: 'Mail check',
+    summary:
+      'How a domain receives and authenticates mail: MX hosts with their addresses, SPF with its lookup count, DMARC, a DKIM key, MTA-STS and TLS-RPT, each with its problems.',
+    api: '/api/v1/mail',
+    stream: false,
+    script: 'json-tools.js',
+    submit: 'Check',
+    fields: [
+      { name: 'domain', api: 'domain', label: 'Mail domain', kind: 'text', required: true, placeholder: 'example.com' },
+      {
+        name: 'selector',
+        api: 'dkim_selector',
+        label: 'DKIM selector (optional)',
+        kind: 'text',
+        required: false,
+        placeholder: 'selector1',
+        hint: 'The s= of a DKIM signature in a mail header; without one, DKIM is not checked.',
+      },
+    ],
   },
   {
     key: 'ping',
