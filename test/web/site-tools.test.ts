@@ -123,6 +123,7 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
         '/tools/ssl',
         '/tools/blacklist',
         '/tools/mail',
+        '/tools/http',
         '/tools/ping',
         '/tools/traceroute',
       ]);
@@ -405,6 +406,95 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
       /^DKIM Not checked: give a DKIM selector/,
     );
     await checkPage(watched, 'mail-no-selector-375');
+  });
+
+  it('HTTP: status, version, the redirect chain, a waterfall of the phases, headers, TLS', async () => {
+    const first = `http://valid.tls.test:${fakes.webPort}/old`;
+    const final = `https://www.valid.tls.test:${fakes.securePort}/new`;
+    for (const width of WIDTHS) {
+      const watched = await open(width, `/tools/http?url=${encodeURIComponent(first)}`);
+      const { page } = watched;
+      await page.locator('.verdict').waitFor();
+      assert.match(
+        (await page.locator('.verdict.good').textContent()) ?? '',
+        /^200 OK over HTTP\/2 in [\d.]+ ms, after 1 redirect\.$/,
+      );
+      assert.match(
+        await text(page, 'section[aria-labelledby="card-response"] dl.facts'),
+        /HTTP version 2 Body 2\.0 KiB \(2048 bytes\)/,
+      );
+      const chain = await page
+        .locator('table.redirects tbody tr')
+        .evaluateAll((trs) =>
+          trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => (td.textContent ?? '').trim())),
+        );
+      assert.deepEqual(chain, [
+        ['1', '301 Moved Permanently', first, final],
+        ['2', '200 OK', final, 'final answer'],
+      ]);
+      const phases = await page.locator('ol.waterfall li[data-phase]').evaluateAll((items) =>
+        items.map((item) => {
+          const bar = item.querySelector('.bar')?.getBoundingClientRect();
+          const track = item.querySelector('.track')?.getBoundingClientRect();
+          return {
+            phase: item.getAttribute('data-phase'),
+            start: (bar?.left ?? 0) - (track?.left ?? 0),
+            width: bar?.width ?? 0,
+          };
+        }),
+      );
+      assert.deepEqual(
+        phases.map((phase) => phase.phase),
+        ['redirect', 'dns', 'tcp', 'tls', 'first_byte', 'download'],
+      );
+      // A waterfall: each bar is drawn, and starts where the one before it ends.
+      for (const [index, phase] of phases.entries()) {
+        assert.ok(phase.width >= 2, `${phase.phase} has a bar`);
+        if (index > 0) {
+          const before = phases[index - 1] as (typeof phases)[number];
+          assert.ok(
+            Math.abs(phase.start - (before.start + before.width)) <= 2.5,
+            `${phase.phase} follows ${before.phase}`,
+          );
+        }
+      }
+      assert.match(await text(page, 'ol.waterfall li.total'), /^Total [\d.]+ ms$/);
+      assert.match(await text(page, 'table.headers'), /content-type text\/html; charset=utf-8 server fake-web/);
+      assert.match(
+        await text(page, 'section[aria-labelledby="card-tls"]'),
+        /✓ Certificate valid Protocol TLSv1\.3 .* Subject valid\.tls\.test Issuer netinfo Test Issuing CA/,
+      );
+      await checkPage(watched, `http-${width}`);
+    }
+  });
+
+  it('HTTP: the form sends the method; a 404 over http:// reads as an error status, without TLS', async () => {
+    for (const width of WIDTHS) {
+      const watched = await open(width, '/tools/http');
+      const { page } = watched;
+      const url = `http://valid.tls.test:${fakes.webPort}/missing`;
+      await page.getByLabel('URL', { exact: true }).fill(url);
+      await page.getByLabel('Method').selectOption('HEAD');
+      await page.getByRole('button', { name: 'Check' }).click();
+      await page.waitForURL(`${base}/tools/http?url=${encodeURIComponent(url)}&method=HEAD`);
+      await page.locator('.verdict').waitFor();
+      assert.match((await page.locator('.verdict.bad').textContent()) ?? '', /^404 Not Found over HTTP\/1\.1 in /);
+      assert.match(
+        await text(page, 'section[aria-labelledby="card-response"] dl.facts'),
+        /Method HEAD HTTP version 1\.1 Body not asked for \(HEAD\)/,
+      );
+      assert.equal(
+        await text(page, 'section[aria-labelledby="card-tls"] p'),
+        'None: the final URL is http://, so nothing was encrypted.',
+      );
+      assert.deepEqual(
+        await page
+          .locator('ol.waterfall li[data-phase]')
+          .evaluateAll((items) => items.map((item) => item.getAttribute('data-phase'))),
+        ['dns', 'tcp', 'first_byte', 'download'],
+      );
+      await checkPage(watched, `http-404-${width}`);
+    }
   });
 
   it('Ping: the chart grows with each reply, the timeout is marked, then the summary', async () => {

@@ -1,9 +1,11 @@
 // Local stand-ins for everything the tool pages' API calls reach: one fake DNS server (the DNS
 // tool's records, the mail check's domains, the DNSBL zones, the names of the TLS and WHOIS servers, PTR names for
-// traceroute), a fake WHOIS server, a TLS server with certificates from a test CA, and a fake
+// traceroute), a fake WHOIS server, a TLS server with certificates from a test CA, an HTTP and an HTTPS site, and a fake
 // spawner whose ping and traceroute print one line every LINE_GAP_MS, so a page can be watched
 // growing event by event.
 import { generateKeyPairSync } from 'node:crypto';
+import http from 'node:http';
+import http2 from 'node:http2';
 import type net from 'node:net';
 import tls from 'node:tls';
 import type { Answer } from 'dns-packet';
@@ -138,6 +140,31 @@ export async function startToolFakes() {
   });
   await new Promise<void>((resolve) => tlsServer.listen(0, '127.0.0.1', resolve));
 
+  // The HTTP check's sites: http://valid.tls.test:<port>/old redirects to
+  // https://www.valid.tls.test:<port>/new (HTTP/2 with the valid certificate), which answers 200;
+  // /missing is a 404.
+  const webSecure = http2.createSecureServer(
+    { key: valid.keyPem, cert: valid.chainPem, allowHTTP1: true },
+    (request, response) => {
+      response.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'max-age=60',
+        server: 'fake-web',
+      });
+      if (request.method === 'HEAD') response.end();
+      else response.end('<!doctype html><title>new</title>'.padEnd(2048, ' '));
+    },
+  );
+  await new Promise<void>((resolve) => webSecure.listen(0, '127.0.0.1', resolve));
+  const securePort = (webSecure.address() as net.AddressInfo).port;
+  const web = http.createServer((request, response) => {
+    if (request.url === '/old') {
+      response.writeHead(301, { location: `https://www.valid.tls.test:${securePort}/new` }).end();
+    } else response.writeHead(404, { 'content-type': 'text/plain', server: 'fake-web' }).end('not here');
+  });
+  await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
+  const webPort = (web.address() as net.AddressInfo).port;
+
   const whois = await startFakeWhoisNetwork({
     'whois.nic.test': (query) => (query === 'example.test' ? WHOIS_TEXT : 'No match for domain.\n'),
   });
@@ -146,6 +173,7 @@ export async function startToolFakes() {
     a('whois.nic.test', whois.addressOf('whois.nic.test')),
     a('valid.tls.test', '127.0.0.1'),
     a('expired.tls.test', '127.0.0.1'),
+    a('www.valid.tls.test', '127.0.0.1'),
     a('example.test', '192.0.2.10'),
     a('example.test', '192.0.2.11'),
     { type: 'CNAME', name: 'www.example.test', ttl: 300, class: 'IN', data: 'example.test' },
@@ -192,9 +220,14 @@ export async function startToolFakes() {
   return {
     env,
     deps,
+    webPort,
+    securePort,
     spawned: spawner.children,
     async close() {
       await new Promise((resolve) => tlsServer.close(resolve));
+      web.closeAllConnections();
+      await new Promise((resolve) => web.close(resolve));
+      await new Promise((resolve) => webSecure.close(resolve));
       await whois.close();
       await dns.close();
       pki.remove();

@@ -21,7 +21,7 @@ export interface ToolField {
 }
 
 export interface ToolDefinition {
-  readonly key: 'dns' | 'whois' | 'ssl' | 'blacklist' | 'mail' | 'ping' | 'traceroute';
+  readonly key: 'dns' | 'whois' | 'ssl' | 'blacklist' | 'mail' | 'http' | 'ping' | 'traceroute';
   readonly path: string;
   /** The `<h1>` and the start of the `<title>`. */
   readonly heading: string;
@@ -151,6 +151,38 @@ export const TOOLS: readonly ToolDefinition[] = [
         required: false,
         placeholder: 'selector1',
         hint: 'The s= of a DKIM signature in a mail header; without one, DKIM is not checked.',
+      },
+    ],
+  },
+  {
+    key: 'http',
+    path: '/tools/http',
+    heading: 'HTTP check',
+    summary:
+      'One request to a URL from this server: the status, HTTP version, each redirect, how long each phase took, selected headers and the TLS connection.',
+    api: '/api/v1/http',
+    stream: false,
+    script: 'json-tools.js',
+    submit: 'Check',
+    fields: [
+      {
+        name: 'url',
+        api: 'url',
+        label: 'URL',
+        kind: 'text',
+        required: true,
+        placeholder: 'https://example.com/',
+        hint: 'An http:// or https:// URL; redirects are followed.',
+      },
+      {
+        name: 'method',
+        api: 'method',
+        label: 'Method',
+        kind: 'select',
+        required: true,
+        options: ['GET', 'HEAD'],
+        defaultValue: 'GET',
+        narrow: true,
       },
     ],
   },
