@@ -296,6 +296,70 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
     await checkPage(watched, 'ssl-expired-375');
   });
 
+  it('SSL: port, STARTTLS and TLS versions from the form; checks in words; the chain as served, the server’s own first', async () => {
+    for (const width of WIDTHS) {
+      const watched = await open(width, '/tools/ssl');
+      const { page } = watched;
+      await page.getByLabel('Host name, host:port, URL or IP address').fill('valid.tls.test');
+      await page.getByLabel('Port', { exact: true }).fill(String(fakes.smtpPort));
+      await page.getByLabel('STARTTLS').selectOption('smtp');
+      await page.getByLabel('TLS versions').selectOption('true');
+      await page.getByRole('button', { name: 'Check' }).click();
+      await page.waitForURL(
+        `${base}/tools/ssl?host=valid.tls.test&port=${fakes.smtpPort}&starttls=smtp&protocols=true`,
+      );
+      await page.locator('.verdict').waitFor();
+      assert.equal(await page.locator('.verdict.good').textContent(), 'Valid: 90 days left.');
+      assert.equal(await page.locator('ul.problems').count(), 0);
+      assert.deepEqual(await page.locator('ul.checks li').allTextContents(), [
+        '✓ Names valid.tls.test',
+        '✓ Chain complete: the certificates served lead to a trusted root',
+        '– No OCSP response stapled',
+        '– No SCTs embedded in the certificate',
+      ]);
+      assert.match(
+        await text(page, 'dl.facts'),
+        new RegExp(`Server 127\\.0\\.0\\.1 port ${fakes.smtpPort}, after STARTTLS \\(SMTP\\) SNI valid\\.tls\\.test`),
+      );
+      const chain = await page
+        .locator('table.chain tbody tr')
+        .evaluateAll((trs) =>
+          trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 3).map((td) => (td.textContent ?? '').trim())),
+        );
+      assert.deepEqual(chain, [
+        ['1 (this server’s)', 'valid.tls.test', 'netinfo Test Issuing CA'],
+        ['2', 'netinfo Test Issuing CA', 'netinfo Test Root CA'],
+      ]);
+      const versions = await page
+        .locator('table.protocols tbody tr')
+        .evaluateAll((trs) =>
+          trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => (td.textContent ?? '').trim())),
+        );
+      assert.deepEqual(versions, [
+        ['TLS 1', '✓ refused'],
+        ['TLS 1.1', '✓ refused'],
+        ['TLS 1.2', '✓ accepted'],
+        ['TLS 1.3', '✓ accepted'],
+      ]);
+      await checkPage(watched, `ssl-starttls-${width}`);
+    }
+  });
+
+  it('SSL: problems first, as a list; a name the certificate does not hold is a failed check', async () => {
+    for (const width of WIDTHS) {
+      const watched = await open(width, '/tools/ssl?host=other.tls.test');
+      const { page } = watched;
+      await page.locator('.verdict').waitFor();
+      assert.match((await page.locator('.verdict.bad').textContent()) ?? '', /^Not valid: /);
+      assert.deepEqual(await page.locator('ul.problems li').allTextContents(), [
+        'The certificate does not match the name other.tls.test: it is for valid.tls.test, www.valid.tls.test.',
+      ]);
+      assert.equal(await page.locator('ul.checks li').first().textContent(), '✗ Does not name other.tls.test');
+      assert.equal(await page.locator('table.protocols').count(), 0, 'versions only when asked');
+      await checkPage(watched, `ssl-mismatch-${width}`);
+    }
+  });
+
   it('Blacklist: each list listed, not listed or error, as the API reports it', async () => {
     for (const width of WIDTHS) {
       const watched = await open(width, '/tools/blacklist?ip=127.0.0.2');

@@ -1,6 +1,6 @@
 // Local stand-ins for everything the tool pages' API calls reach: one fake DNS server (the DNS
 // tool's records, the mail check's domains, the DNSBL zones, the names of the TLS and WHOIS servers, PTR names for
-// traceroute), a fake WHOIS server, a TLS server with certificates from a test CA, an HTTP and an HTTPS site, and a fake
+// traceroute), a fake WHOIS server, a TLS server with certificates from a test CA (and an SMTP one with STARTTLS), an HTTP and an HTTPS site, and a fake
 // spawner whose ping and traceroute print one line every LINE_GAP_MS, so a page can be watched
 // growing event by event.
 import { generateKeyPairSync } from 'node:crypto';
@@ -13,6 +13,7 @@ import type { AppDeps } from '../../src/app.ts';
 import { formatServer } from '../../src/dns/servers.ts';
 import { type FakeDnsServer, recordsHandler, startFakeDnsServer } from '../support/fake-dns-server.ts';
 import { createFakeSpawner, type FakeChild } from '../support/fake-spawner.ts';
+import { startFakeStarttlsServer } from '../support/fake-starttls-server.ts';
 import { startFakeWhoisNetwork } from '../support/fake-whois-server.ts';
 import { createTestPki } from '../support/test-pki.ts';
 
@@ -140,6 +141,9 @@ export async function startToolFakes() {
   });
   await new Promise<void>((resolve) => tlsServer.listen(0, '127.0.0.1', resolve));
 
+  // SMTP with STARTTLS, serving the valid certificate after the upgrade.
+  const smtp = await startFakeStarttlsServer('smtp', 'upgrade', contexts.get('valid.tls.test') as tls.SecureContext);
+
   // The HTTP check's sites: http://valid.tls.test:<port>/old redirects to
   // https://www.valid.tls.test:<port>/new (HTTP/2 with the valid certificate), which answers 200;
   // /missing is a 404.
@@ -174,6 +178,8 @@ export async function startToolFakes() {
     a('valid.tls.test', '127.0.0.1'),
     a('expired.tls.test', '127.0.0.1'),
     a('www.valid.tls.test', '127.0.0.1'),
+    // Served the default (valid.tls.test) certificate: a name mismatch.
+    a('other.tls.test', '127.0.0.1'),
     a('example.test', '192.0.2.10'),
     a('example.test', '192.0.2.11'),
     { type: 'CNAME', name: 'www.example.test', ttl: 300, class: 'IN', data: 'example.test' },
@@ -222,9 +228,11 @@ export async function startToolFakes() {
     deps,
     webPort,
     securePort,
+    smtpPort: smtp.port,
     spawned: spawner.children,
     async close() {
       await new Promise((resolve) => tlsServer.close(resolve));
+      await smtp.close();
       web.closeAllConnections();
       await new Promise((resolve) => web.close(resolve));
       await new Promise((resolve) => webSecure.close(resolve));

@@ -1,5 +1,6 @@
 import { API_RECORD_TYPES } from '../../dns/route.ts';
 import { PING_DEFAULT_COUNT, PING_MAX_COUNT, PING_MIN_COUNT } from '../../probes/ping/route.ts';
+import { STARTTLS_PROTOCOLS } from '../../tls/starttls-replies.ts';
 
 /** One control of a tool's form: its name in the page's URL and the API parameter it becomes. */
 export interface ToolField {
@@ -12,6 +13,11 @@ export interface ToolField {
   readonly required: boolean;
   readonly placeholder?: string;
   readonly options?: readonly string[];
+  /**
+   * What a select shows for an option whose value is not itself words (`''` -> "none"). An option
+   * whose value is `''` sends nothing: the API's default applies.
+   */
+  readonly optionLabels?: Readonly<Record<string, string>>;
   readonly defaultValue?: string;
   readonly min?: number;
   readonly max?: number;
@@ -104,7 +110,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     path: '/tools/ssl',
     heading: 'SSL certificate check',
     summary:
-      'The TLS certificate a host serves (on port 443, or the one you give as host:port or in a URL): whether it is valid, and for how many more days.',
+      'The TLS certificate a host serves (on port 443, or the port you give, after STARTTLS for mail and FTP servers): whether it is valid and for how many more days, its problems, the chain as served and, when asked, the TLS versions it accepts.',
     api: '/api/v1/ssl',
     stream: false,
     script: 'json-tools.js',
@@ -117,6 +123,38 @@ export const TOOLS: readonly ToolDefinition[] = [
         kind: 'text',
         required: true,
         placeholder: 'example.com',
+      },
+      {
+        name: 'port',
+        api: 'port',
+        label: 'Port',
+        kind: 'number',
+        required: false,
+        min: 1,
+        max: 65535,
+        narrow: true,
+      },
+      {
+        name: 'starttls',
+        api: 'starttls',
+        label: 'STARTTLS',
+        kind: 'select',
+        required: false,
+        options: ['', ...STARTTLS_PROTOCOLS],
+        optionLabels: { '': 'none', smtp: 'SMTP', imap: 'IMAP', pop3: 'POP3', ftp: 'FTP' },
+        defaultValue: '',
+        narrow: true,
+      },
+      {
+        name: 'protocols',
+        api: 'protocols',
+        label: 'TLS versions',
+        kind: 'select',
+        required: false,
+        options: ['', 'true'],
+        optionLabels: { '': 'not tested', true: 'test each' },
+        defaultValue: '',
+        narrow: true,
       },
     ],
   },
