@@ -180,6 +180,52 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
     await checkPage(watched, 'dns-form-1280');
   });
 
+  it('DNS: the DNSSEC option shows the AD flag in words and each RRSIG read out; the new types are offered', async () => {
+    const offered = async (page: Page) => page.getByLabel('Record type').locator('option').allTextContents();
+    for (const width of WIDTHS) {
+      const watched = await open(width, '/tools/dns?host=signed.example.test');
+      const { page } = watched;
+      await page.locator('table.records').waitFor();
+      assert.equal(await page.locator('.dnssec-state').count(), 0, 'no DNSSEC state when not asked');
+      for (const type of ['DS', 'DNSKEY', 'CAA', 'HTTPS', 'SVCB', 'TLSA'])
+        assert.ok((await offered(page)).includes(type), type);
+      await page.getByLabel('DNSSEC').selectOption('true');
+      await page.getByRole('button', { name: 'Look up' }).last().click();
+      await page.waitForURL(`${base}/tools/dns?host=signed.example.test&type=A&dnssec=true`);
+      await page.locator('.dnssec-state').waitFor();
+      assert.equal(
+        await text(page, '.dnssec-state.good'),
+        '✓ Authenticated (AD flag set): the resolver validated this answer with DNSSEC.',
+      );
+      assert.deepEqual(
+        await page
+          .locator('table.records tbody tr')
+          .evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-type'))),
+        ['A', 'RRSIG'],
+      );
+      assert.equal(
+        await text(page, 'td.rrsig .rrsig-summary'),
+        'Signs A, by example.test (key 12345, algorithm 13), valid 2026-11-25 00:00 UTC to 2026-12-25 00:00 UTC',
+      );
+      assert.match(
+        await text(page, 'td.rrsig .rrsig-raw'),
+        /^A 13 3 60 20261225000000 20261125000000 12345 example\.test Bwc/,
+      );
+      assert.match(
+        await text(page, '.tool-result .card p.hint'),
+        /^1 record and 1 signature for signed\.example\.test A/,
+      );
+      await checkPage(watched, `dns-dnssec-${width}`);
+    }
+    // An unsigned answer says it is not authenticated, and a new type answers like any other.
+    const watched = await open(375, '/tools/dns?host=example.test&type=CAA&dnssec=true');
+    const { page } = watched;
+    await page.locator('.dnssec-state').waitFor();
+    assert.match(await text(page, '.dnssec-state.warn'), /^! Not authenticated \(AD flag not set\)/);
+    assert.equal(await text(page, 'table.records tbody td:nth-child(4)'), '0 issue "ca.example.test"');
+    await checkPage(watched, 'dns-dnssec-unsigned-375');
+  });
+
   it('without JavaScript the form still puts its state in the URL, and the page links the API answer', async () => {
     const watched = await watchedPage(browser, base, { width: 375, javaScript: false });
     const { page } = watched;

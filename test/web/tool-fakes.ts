@@ -72,6 +72,25 @@ function mailRecords(): Answer[] {
   ];
 }
 
+/** The RRSIG over signed.example.test's A record (ECDSA P-256, key tag 12345). */
+const SIGNED_RRSIG: Answer = {
+  type: 'RRSIG',
+  name: 'signed.example.test',
+  ttl: 60,
+  class: 'IN',
+  data: {
+    typeCovered: 'A',
+    algorithm: 13,
+    labels: 3,
+    originalTTL: 60,
+    expiration: Date.UTC(2026, 11, 25) / 1000,
+    inception: Date.UTC(2026, 10, 25) / 1000,
+    keyTag: 12345,
+    signersName: 'example.test',
+    signature: Buffer.alloc(64, 7),
+  },
+};
+
 function a(name: string, data: string): Answer {
   return { type: 'A', name, ttl: 60, class: 'IN', data };
 }
@@ -186,6 +205,13 @@ export async function startToolFakes() {
     { type: 'MX', name: 'example.test', ttl: 3600, class: 'IN', data: { preference: 10, exchange: 'mx.example.test' } },
     { type: 'TXT', name: 'example.test', ttl: 86400, class: 'IN', data: [LONG_TXT.slice(0, 200), LONG_TXT.slice(200)] },
     { type: 'PTR', name: '1.2.0.192.in-addr.arpa', ttl: 60, class: 'IN', data: 'gw.example.test' },
+    {
+      type: 'CAA',
+      name: 'example.test',
+      ttl: 3600,
+      class: 'IN',
+      data: { flags: 0, tag: 'issue', value: 'ca.example.test' },
+    },
     ...mailRecords(),
   ];
   const answerRecords = recordsHandler(records, 'test');
@@ -198,6 +224,10 @@ export async function startToolFakes() {
         : { answers: [a(question.name, '127.0.0.2')] };
     }
     if (name.endsWith('.broken.test') || name === 'servfail.example.test') return { rcode: 'SERVFAIL' };
+    // A signed name, validated as a validating resolver would: its A RRset, the RRSIG over it, the AD bit.
+    if (name === 'signed.example.test' && question.type === 'A') {
+      return { answers: [a(question.name, '192.0.2.53'), SIGNED_RRSIG], authenticData: true };
+    }
     return answerRecords(question, context);
   });
 

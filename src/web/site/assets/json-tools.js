@@ -43,10 +43,48 @@ export function duration(seconds) {
   return parts.join(' ') || '0 s';
 }
 
+/** `YYYYMMDDHHmmSS` (an RRSIG's times) as `YYYY-MM-DD HH:mm UTC`. */
+function signatureTime(value) {
+  const m = /^(\d{4})(\d\d)(\d\d)(\d\d)(\d\d)\d\d$/.exec(value ?? '');
+  return m ? `${m[1]}-${m[2]}-${m[3]} ${m[4]}:${m[5]} UTC` : value;
+}
+
+/** An RRSIG's value in words above the value as the API gives it. */
+function rrsigValue(value) {
+  const [covered, algorithm, , , expiration, inception, keyTag, signer] = value.split(' ');
+  return [
+    h(
+      'span',
+      { class: 'rrsig-summary' },
+      `Signs ${covered}, by ${signer} (key ${keyTag}, algorithm ${algorithm}), valid ${signatureTime(inception)} to ${signatureTime(expiration)}`,
+    ),
+    h('span', { class: 'mono rrsig-raw' }, value),
+  ];
+}
+
+/** With dnssec=true: the resolver's AD flag in words, with a symbol (never colour alone). */
+function dnssecState(answer) {
+  if (answer.ad === undefined) return null;
+  return answer.ad
+    ? h(
+        'p',
+        { class: 'part-state good dnssec-state' },
+        h('span', { class: 'symbol', 'aria-hidden': 'true' }, '✓'),
+        ' Authenticated (AD flag set): the resolver validated this answer with DNSSEC.',
+      )
+    : h(
+        'p',
+        { class: 'part-state warn dnssec-state' },
+        h('span', { class: 'symbol', 'aria-hidden': 'true' }, '!'),
+        ' Not authenticated (AD flag not set): the answer is unsigned, or the resolver does not validate DNSSEC.',
+      );
+}
+
 function dnsResult(answer) {
   const records = answer.records ?? [];
+  const signatures = records.filter((record) => record.record_type === 'RRSIG').length;
   const subject = `${answer.host} ${answer.record_type}`;
-  const parts = [];
+  const parts = [dnssecState(answer)];
   if (answer.status === 'NXDOMAIN') {
     parts.push(
       h('p', { class: 'alert warn' }, `${answer.host} does not exist (NXDOMAIN): there are no records to show.`),
@@ -58,7 +96,7 @@ function dnsResult(answer) {
     const rows = records.map((record) =>
       h(
         'tr',
-        {},
+        { 'data-type': record.record_type },
         h('td', { class: 'mono' }, record.name),
         h('td', {}, record.record_type),
         h(
@@ -67,7 +105,9 @@ function dnsResult(answer) {
           String(record.ttl),
           h('span', { class: 'hint-inline' }, ` (${duration(record.ttl)})`),
         ),
-        h('td', { class: 'mono' }, record.value),
+        record.record_type === 'RRSIG'
+          ? h('td', { class: 'rrsig' }, rrsigValue(record.value))
+          : h('td', { class: 'mono' }, record.value),
       ),
     );
     parts.push(
@@ -76,7 +116,11 @@ function dnsResult(answer) {
       }),
     );
   }
-  const summary = `${plural(records.length, 'record')} for ${subject}${answer.cached ? ', from the service’s cache (TTLs counted down)' : ''}.`;
+  const counted =
+    signatures > 0
+      ? `${plural(records.length - signatures, 'record')} and ${plural(signatures, 'signature')}`
+      : plural(records.length, 'record');
+  const summary = `${counted} for ${subject}${answer.cached ? ', from the service’s cache (TTLs counted down)' : ''}.`;
   return { parts: [card(`${subject}`, h('p', { class: 'hint' }, summary), ...parts)], status: summary };
 }
 
