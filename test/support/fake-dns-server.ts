@@ -25,6 +25,8 @@ export type FakeReply = {
   authorities?: Answer[];
   additionals?: Answer[];
   authoritative?: boolean;
+  /** Sets the AD (Authenticated Data) bit, as a validating resolver does for a signed answer. */
+  authenticData?: boolean;
   /** Over UDP: the TC bit and empty sections; over TCP: the full reply. */
   truncateOverUdp?: boolean;
   /** Over TCP: the full reply, but with the TC bit set all the same (a broken server). */
@@ -202,6 +204,7 @@ function encodeReply(
   let flags = rcode | dnsPacket.RECURSION_AVAILABLE | ((query.flags ?? 0) & dnsPacket.RECURSION_DESIRED);
   if (truncated || flaggedOverTcp) flags |= dnsPacket.TRUNCATED_RESPONSE;
   if (reply.authoritative) flags |= dnsPacket.AUTHORITATIVE_ANSWER;
+  if (reply.authenticData) flags |= dnsPacket.AUTHENTIC_DATA;
   const question = overrides.question ?? query.questions?.[0];
   return dnsPacket.encode({
     type: 'response',

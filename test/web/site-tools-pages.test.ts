@@ -59,6 +59,13 @@ describe('tool pages, server-rendered', () => {
       /<input id="tool-count" name="count"[^>]* min="1" max="10" value="4">/,
       'the default count',
     );
+    // An option shown in words sends its value; "none" sends nothing, so the API's default applies.
+    const ssl = await get('/tools/ssl?host=example.com&starttls=smtp');
+    assert.ok(ssl.body.includes('<option value="">none</option><option value="smtp" selected>SMTP</option>'));
+    assert.ok(
+      ssl.body.includes('<option value="" selected>not tested</option><option value="true">test each</option>'),
+    );
+    assert.ok(ssl.body.includes('href="/api/v1/ssl?host=example.com&amp;starttls=smtp"'));
     const empty = await get('/tools/whois');
     assert.doesNotMatch(empty.body, /<noscript>/, 'nothing to run, nothing to link');
     assert.ok(empty.body.includes('<title>WHOIS lookup · netinfo</title>'));

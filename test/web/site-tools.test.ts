@@ -122,6 +122,8 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
         '/tools/whois',
         '/tools/ssl',
         '/tools/blacklist',
+        '/tools/mail',
+        '/tools/http',
         '/tools/ping',
         '/tools/traceroute',
       ]);
@@ -178,6 +180,52 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
     await checkPage(watched, 'dns-form-1280');
   });
 
+  it('DNS: the DNSSEC option shows the AD flag in words and each RRSIG read out; the new types are offered', async () => {
+    const offered = async (page: Page) => page.getByLabel('Record type').locator('option').allTextContents();
+    for (const width of WIDTHS) {
+      const watched = await open(width, '/tools/dns?host=signed.example.test');
+      const { page } = watched;
+      await page.locator('table.records').waitFor();
+      assert.equal(await page.locator('.dnssec-state').count(), 0, 'no DNSSEC state when not asked');
+      for (const type of ['DS', 'DNSKEY', 'CAA', 'HTTPS', 'SVCB', 'TLSA'])
+        assert.ok((await offered(page)).includes(type), type);
+      await page.getByLabel('DNSSEC').selectOption('true');
+      await page.getByRole('button', { name: 'Look up' }).last().click();
+      await page.waitForURL(`${base}/tools/dns?host=signed.example.test&type=A&dnssec=true`);
+      await page.locator('.dnssec-state').waitFor();
+      assert.equal(
+        await text(page, '.dnssec-state.good'),
+        '✓ Authenticated (AD flag set): the resolver validated this answer with DNSSEC.',
+      );
+      assert.deepEqual(
+        await page
+          .locator('table.records tbody tr')
+          .evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-type'))),
+        ['A', 'RRSIG'],
+      );
+      assert.equal(
+        await text(page, 'td.rrsig .rrsig-summary'),
+        'Signs A, by example.test (key 12345, algorithm 13), valid 2026-11-25 00:00 UTC to 2026-12-25 00:00 UTC',
+      );
+      assert.match(
+        await text(page, 'td.rrsig .rrsig-raw'),
+        /^A 13 3 60 20261225000000 20261125000000 12345 example\.test Bwc/,
+      );
+      assert.match(
+        await text(page, '.tool-result .card p.hint'),
+        /^1 record and 1 signature for signed\.example\.test A/,
+      );
+      await checkPage(watched, `dns-dnssec-${width}`);
+    }
+    // An unsigned answer says it is not authenticated, and a new type answers like any other.
+    const watched = await open(375, '/tools/dns?host=example.test&type=CAA&dnssec=true');
+    const { page } = watched;
+    await page.locator('.dnssec-state').waitFor();
+    assert.match(await text(page, '.dnssec-state.warn'), /^! Not authenticated \(AD flag not set\)/);
+    assert.equal(await text(page, 'table.records tbody td:nth-child(4)'), '0 issue "ca.example.test"');
+    await checkPage(watched, 'dns-dnssec-unsigned-375');
+  });
+
   it('without JavaScript the form still puts its state in the URL, and the page links the API answer', async () => {
     const watched = await watchedPage(browser, base, { width: 375, javaScript: false });
     const { page } = watched;
@@ -185,7 +233,8 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
     await page.getByLabel('Host name').fill('example.test');
     await page.getByLabel('Record type').selectOption('MX');
     await Promise.all([
-      page.waitForURL(`${base}/tools/dns?host=example.test&type=MX`),
+      // A plain GET form sends every control, DNSSEC "off" as an empty value: the page reads it as off.
+      page.waitForURL(`${base}/tools/dns?host=example.test&type=MX&dnssec=`),
       page.getByRole('button', { name: 'Look up' }).last().click(),
     ]);
     assert.equal(await page.getByLabel('Host name').inputValue(), 'example.test');
@@ -294,6 +343,70 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
     await checkPage(watched, 'ssl-expired-375');
   });
 
+  it('SSL: port, STARTTLS and TLS versions from the form; checks in words; the chain as served, the server’s own first', async () => {
+    for (const width of WIDTHS) {
+      const watched = await open(width, '/tools/ssl');
+      const { page } = watched;
+      await page.getByLabel('Host name, host:port, URL or IP address').fill('valid.tls.test');
+      await page.getByLabel('Port', { exact: true }).fill(String(fakes.smtpPort));
+      await page.getByLabel('STARTTLS').selectOption('smtp');
+      await page.getByLabel('TLS versions').selectOption('true');
+      await page.getByRole('button', { name: 'Check' }).click();
+      await page.waitForURL(
+        `${base}/tools/ssl?host=valid.tls.test&port=${fakes.smtpPort}&starttls=smtp&protocols=true`,
+      );
+      await page.locator('.verdict').waitFor();
+      assert.equal(await page.locator('.verdict.good').textContent(), 'Valid: 90 days left.');
+      assert.equal(await page.locator('ul.problems').count(), 0);
+      assert.deepEqual(await page.locator('ul.checks li').allTextContents(), [
+        '✓ Names valid.tls.test',
+        '✓ Chain complete: the certificates served lead to a trusted root',
+        '– No OCSP response stapled',
+        '– No SCTs embedded in the certificate',
+      ]);
+      assert.match(
+        await text(page, 'dl.facts'),
+        new RegExp(`Server 127\\.0\\.0\\.1 port ${fakes.smtpPort}, after STARTTLS \\(SMTP\\) SNI valid\\.tls\\.test`),
+      );
+      const chain = await page
+        .locator('table.chain tbody tr')
+        .evaluateAll((trs) =>
+          trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 3).map((td) => (td.textContent ?? '').trim())),
+        );
+      assert.deepEqual(chain, [
+        ['1 (this server’s)', 'valid.tls.test', 'netinfo Test Issuing CA'],
+        ['2', 'netinfo Test Issuing CA', 'netinfo Test Root CA'],
+      ]);
+      const versions = await page
+        .locator('table.protocols tbody tr')
+        .evaluateAll((trs) =>
+          trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => (td.textContent ?? '').trim())),
+        );
+      assert.deepEqual(versions, [
+        ['TLS 1', '✓ refused'],
+        ['TLS 1.1', '✓ refused'],
+        ['TLS 1.2', '✓ accepted'],
+        ['TLS 1.3', '✓ accepted'],
+      ]);
+      await checkPage(watched, `ssl-starttls-${width}`);
+    }
+  });
+
+  it('SSL: problems first, as a list; a name the certificate does not hold is a failed check', async () => {
+    for (const width of WIDTHS) {
+      const watched = await open(width, '/tools/ssl?host=other.tls.test');
+      const { page } = watched;
+      await page.locator('.verdict').waitFor();
+      assert.match((await page.locator('.verdict.bad').textContent()) ?? '', /^Not valid: /);
+      assert.deepEqual(await page.locator('ul.problems li').allTextContents(), [
+        'The certificate does not match the name other.tls.test: it is for valid.tls.test, www.valid.tls.test.',
+      ]);
+      assert.equal(await page.locator('ul.checks li').first().textContent(), '✗ Does not name other.tls.test');
+      assert.equal(await page.locator('table.protocols').count(), 0, 'versions only when asked');
+      await checkPage(watched, `ssl-mismatch-${width}`);
+    }
+  });
+
   it('Blacklist: each list listed, not listed or error, as the API reports it', async () => {
     for (const width of WIDTHS) {
       const watched = await open(width, '/tools/blacklist?ip=127.0.0.2');
@@ -314,6 +427,184 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
       assert.match(await text(page, '.tool-result tbody tr:first-child'), /Returned 127\.0\.0\.2\. Listed for testing/);
       assert.match(await text(page, '.tool-result tbody tr:last-child'), /the DNS server answered SERVFAIL/);
       await checkPage(watched, `blacklist-${width}`);
+    }
+  });
+
+  it('Mail: each part with its state in words, the MX addresses, SPF lookups "n of 10", DMARC tags, the DKIM key', async () => {
+    for (const width of WIDTHS) {
+      const watched = await open(width, '/tools/mail?domain=good.mail.test&selector=s1');
+      const { page } = watched;
+      await page.locator('.verdict').waitFor();
+      assert.equal(await page.locator('.verdict.good').textContent(), 'No problems found for good.mail.test.');
+      assert.deepEqual(await page.locator('ul.part-overview li').allTextContents(), [
+        'MX✓ OK',
+        'SPF✓ OK',
+        'DMARC✓ OK',
+        'DKIM✓ OK',
+        'MTA-STS✓ OK',
+        'TLS-RPT✓ OK',
+      ]);
+      assert.equal(await page.locator('ul.problems').count(), 0);
+      const mx = await page
+        .locator('table.mx tbody tr')
+        .evaluateAll((trs) =>
+          trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => (td.textContent ?? '').trim())),
+        );
+      assert.deepEqual(mx, [
+        ['10', 'mx1.good.mail.test', '192.0.2.25', '2001:db8::25'],
+        ['20', 'mx2.good.mail.test', '192.0.2.26', 'none'],
+      ]);
+      const spf = await text(page, 'section[aria-labelledby="card-spf"]');
+      assert.match(
+        spf,
+        /Found, no problems Record v=spf1 mx include:_spf\.good\.mail\.test -all DNS lookups 2 of 10 Void lookups 0 of 2/,
+      );
+      assert.deepEqual(await page.locator('table.spf tbody td:nth-child(1)').allTextContents(), [
+        '+ pass',
+        '+ pass',
+        '- fail',
+      ]);
+      assert.match(
+        await text(page, 'section[aria-labelledby="card-dmarc"]'),
+        /Policy \(p\) reject Subdomains \(sp\) not set \(receivers use p\) Applies to \(pct\) not set \(receivers use 100%\) Aggregate reports \(rua\) mailto:dmarc@good\.mail\.test/,
+      );
+      assert.match(await text(page, 'section[aria-labelledby="card-dkim-s1-"]'), /Key type rsa Key size 2048 bits/);
+      assert.match(await text(page, 'section[aria-labelledby="card-mta-sts"]'), /Policy id 20261125T0000/);
+      assert.match(
+        await text(page, 'section[aria-labelledby="card-tls-rpt"]'),
+        /Reports to \(rua\) mailto:tls-reports@good\.mail\.test/,
+      );
+      await checkPage(watched, `mail-${width}`);
+    }
+  });
+
+  it('Mail: problems are listed under their part; a part not published says so; the form puts the selector in the URL', async () => {
+    for (const width of WIDTHS) {
+      const watched = await open(width, '/tools/mail');
+      const { page } = watched;
+      await page.getByLabel('Mail domain').fill('bad.mail.test');
+      await page.getByLabel('DKIM selector (optional)').fill('s1');
+      await page.getByRole('button', { name: 'Check' }).click();
+      await page.waitForURL(`${base}/tools/mail?domain=bad.mail.test&selector=s1`);
+      await page.locator('.verdict').waitFor();
+      assert.equal(await page.locator('.verdict.bad').textContent(), '4 parts of bad.mail.test have problems.');
+      assert.deepEqual(await page.locator('ul.part-overview li').allTextContents(), [
+        'MX✗ Missing, 1 problem',
+        'SPF✗ Found, 1 problem',
+        'DMARC✗ Found, 1 problem',
+        'DKIM✗ Missing, 1 problem',
+        'MTA-STS– Not published',
+        'TLS-RPT– Not published',
+      ]);
+      const problems = (id: string) =>
+        page.locator(`section[aria-labelledby="${id}"] ul.problems li`).allTextContents();
+      assert.deepEqual(await problems('card-mx'), [
+        'bad.mail.test has no MX records: senders fall back to its A and AAAA addresses (RFC 5321 section 5.1)',
+      ]);
+      assert.deepEqual(await problems('card-spf'), ['+all: every server on the internet passes SPF for this domain']);
+      assert.match((await problems('card-dmarc')).join(), /^p=none: receivers only report/);
+      assert.deepEqual(await problems('card-dkim-s1-'), [
+        'no DKIM key at s1._domainkey.bad.mail.test: check the selector',
+      ]);
+      assert.equal(await text(page, 'section[aria-labelledby="card-mta-sts"] .part-state'), '– Not published');
+      assert.equal(await page.locator('table.mx').count(), 0, 'no empty MX table');
+      await checkPage(watched, `mail-problems-${width}`);
+    }
+    const watched = await open(375, '/tools/mail?domain=good.mail.test');
+    await watched.page.locator('.verdict.good').waitFor();
+    assert.match(
+      await text(watched.page, 'section[aria-labelledby="card-dkim"]'),
+      /^DKIM Not checked: give a DKIM selector/,
+    );
+    await checkPage(watched, 'mail-no-selector-375');
+  });
+
+  it('HTTP: status, version, the redirect chain, a waterfall of the phases, headers, TLS', async () => {
+    const first = `http://valid.tls.test:${fakes.webPort}/old`;
+    const final = `https://www.valid.tls.test:${fakes.securePort}/new`;
+    for (const width of WIDTHS) {
+      const watched = await open(width, `/tools/http?url=${encodeURIComponent(first)}`);
+      const { page } = watched;
+      await page.locator('.verdict').waitFor();
+      assert.match(
+        (await page.locator('.verdict.good').textContent()) ?? '',
+        /^200 OK over HTTP\/2 in [\d.]+ ms, after 1 redirect\.$/,
+      );
+      assert.match(
+        await text(page, 'section[aria-labelledby="card-response"] dl.facts'),
+        /HTTP version 2 Body 2\.0 KiB \(2048 bytes\)/,
+      );
+      const chain = await page
+        .locator('table.redirects tbody tr')
+        .evaluateAll((trs) =>
+          trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => (td.textContent ?? '').trim())),
+        );
+      assert.deepEqual(chain, [
+        ['1', '301 Moved Permanently', first, final],
+        ['2', '200 OK', final, 'final answer'],
+      ]);
+      const phases = await page.locator('ol.waterfall li[data-phase]').evaluateAll((items) =>
+        items.map((item) => {
+          const bar = item.querySelector('.bar')?.getBoundingClientRect();
+          const track = item.querySelector('.track')?.getBoundingClientRect();
+          return {
+            phase: item.getAttribute('data-phase'),
+            start: (bar?.left ?? 0) - (track?.left ?? 0),
+            width: bar?.width ?? 0,
+          };
+        }),
+      );
+      assert.deepEqual(
+        phases.map((phase) => phase.phase),
+        ['redirect', 'dns', 'tcp', 'tls', 'first_byte', 'download'],
+      );
+      // A waterfall: each bar is drawn, and starts where the one before it ends.
+      for (const [index, phase] of phases.entries()) {
+        assert.ok(phase.width >= 2, `${phase.phase} has a bar`);
+        if (index > 0) {
+          const before = phases[index - 1] as (typeof phases)[number];
+          assert.ok(
+            Math.abs(phase.start - (before.start + before.width)) <= 2.5,
+            `${phase.phase} follows ${before.phase}`,
+          );
+        }
+      }
+      assert.match(await text(page, 'ol.waterfall li.total'), /^Total [\d.]+ ms$/);
+      assert.match(await text(page, 'table.headers'), /content-type text\/html; charset=utf-8 server fake-web/);
+      assert.match(
+        await text(page, 'section[aria-labelledby="card-tls"]'),
+        /✓ Certificate valid Protocol TLSv1\.3 .* Subject valid\.tls\.test Issuer netinfo Test Issuing CA/,
+      );
+      await checkPage(watched, `http-${width}`);
+    }
+  });
+
+  it('HTTP: the form sends the method; a 404 over http:// reads as an error status, without TLS', async () => {
+    for (const width of WIDTHS) {
+      const watched = await open(width, '/tools/http');
+      const { page } = watched;
+      const url = `http://valid.tls.test:${fakes.webPort}/missing`;
+      await page.getByLabel('URL', { exact: true }).fill(url);
+      await page.getByLabel('Method').selectOption('HEAD');
+      await page.getByRole('button', { name: 'Check' }).click();
+      await page.waitForURL(`${base}/tools/http?url=${encodeURIComponent(url)}&method=HEAD`);
+      await page.locator('.verdict').waitFor();
+      assert.match((await page.locator('.verdict.bad').textContent()) ?? '', /^404 Not Found over HTTP\/1\.1 in /);
+      assert.match(
+        await text(page, 'section[aria-labelledby="card-response"] dl.facts'),
+        /Method HEAD HTTP version 1\.1 Body not asked for \(HEAD\)/,
+      );
+      assert.equal(
+        await text(page, 'section[aria-labelledby="card-tls"] p'),
+        'None: the final URL is http://, so nothing was encrypted.',
+      );
+      assert.deepEqual(
+        await page
+          .locator('ol.waterfall li[data-phase]')
+          .evaluateAll((items) => items.map((item) => item.getAttribute('data-phase'))),
+        ['dns', 'tcp', 'first_byte', 'download'],
+      );
+      await checkPage(watched, `http-404-${width}`);
     }
   });
 

@@ -1,8 +1,11 @@
 // Local stand-ins for everything the tool pages' API calls reach: one fake DNS server (the DNS
-// tool's records, the DNSBL zones, the names of the TLS and WHOIS servers, PTR names for
-// traceroute), a fake WHOIS server, a TLS server with certificates from a test CA, and a fake
+// tool's records, the mail check's domains, the DNSBL zones, the names of the TLS and WHOIS servers, PTR names for
+// traceroute), a fake WHOIS server, a TLS server with certificates from a test CA (and an SMTP one with STARTTLS), an HTTP and an HTTPS site, and a fake
 // spawner whose ping and traceroute print one line every LINE_GAP_MS, so a page can be watched
 // growing event by event.
+import { generateKeyPairSync } from 'node:crypto';
+import http from 'node:http';
+import http2 from 'node:http2';
 import type net from 'node:net';
 import tls from 'node:tls';
 import type { Answer } from 'dns-packet';
@@ -10,6 +13,7 @@ import type { AppDeps } from '../../src/app.ts';
 import { formatServer } from '../../src/dns/servers.ts';
 import { type FakeDnsServer, recordsHandler, startFakeDnsServer } from '../support/fake-dns-server.ts';
 import { createFakeSpawner, type FakeChild } from '../support/fake-spawner.ts';
+import { startFakeStarttlsServer } from '../support/fake-starttls-server.ts';
 import { startFakeWhoisNetwork } from '../support/fake-whois-server.ts';
 import { createTestPki } from '../support/test-pki.ts';
 
@@ -33,6 +37,59 @@ DNSSEC: signedDelegation
 URL of the ICANN Whois Inaccuracy Complaint Form: https://www.icann.org/wicf/${'x'.repeat(180)}
 >>> Last update of whois database: 2026-11-22T05:00:00Z <<<
 `;
+
+function txt(name: string, text: string): Answer {
+  // One TXT record, its text in strings of at most 255 bytes.
+  return { type: 'TXT', name, ttl: 300, class: 'IN', data: text.match(/.{1,255}/g) ?? [] };
+}
+
+/** A 2048-bit RSA public key as a DKIM record's p= (base64 of its SubjectPublicKeyInfo). */
+function dkimKey(): string {
+  const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+}
+
+/**
+ * The mail check's domains: good.mail.test publishes every part without a problem (DKIM selector
+ * s1); bad.mail.test has no MX, an SPF with +all, DMARC p=none, no MTA-STS or TLS-RPT, no DKIM key.
+ */
+function mailRecords(): Answer[] {
+  const good = 'good.mail.test';
+  return [
+    { type: 'MX', name: good, ttl: 300, class: 'IN', data: { preference: 20, exchange: `mx2.${good}` } },
+    { type: 'MX', name: good, ttl: 300, class: 'IN', data: { preference: 10, exchange: `mx1.${good}` } },
+    a(`mx1.${good}`, '192.0.2.25'),
+    { type: 'AAAA', name: `mx1.${good}`, ttl: 60, class: 'IN', data: '2001:db8::25' },
+    a(`mx2.${good}`, '192.0.2.26'),
+    txt(good, `v=spf1 mx include:_spf.${good} -all`),
+    txt(`_spf.${good}`, 'v=spf1 ip4:192.0.2.0/24 -all'),
+    txt(`_dmarc.${good}`, `v=DMARC1; p=reject; rua=mailto:dmarc@${good}`),
+    txt(`s1._domainkey.${good}`, `v=DKIM1; k=rsa; p=${dkimKey()}`),
+    txt(`_mta-sts.${good}`, 'v=STSv1; id=20261125T0000'),
+    txt(`_smtp._tls.${good}`, `v=TLSRPTv1; rua=mailto:tls-reports@${good}`),
+    txt('bad.mail.test', 'v=spf1 +all'),
+    txt('_dmarc.bad.mail.test', 'v=DMARC1; p=none'),
+  ];
+}
+
+/** The RRSIG over signed.example.test's A record (ECDSA P-256, key tag 12345). */
+const SIGNED_RRSIG: Answer = {
+  type: 'RRSIG',
+  name: 'signed.example.test',
+  ttl: 60,
+  class: 'IN',
+  data: {
+    typeCovered: 'A',
+    algorithm: 13,
+    labels: 3,
+    originalTTL: 60,
+    expiration: Date.UTC(2026, 11, 25) / 1000,
+    inception: Date.UTC(2026, 10, 25) / 1000,
+    keyTag: 12345,
+    signersName: 'example.test',
+    signature: Buffer.alloc(64, 7),
+  },
+};
 
 function a(name: string, data: string): Answer {
   return { type: 'A', name, ttl: 60, class: 'IN', data };
@@ -103,6 +160,34 @@ export async function startToolFakes() {
   });
   await new Promise<void>((resolve) => tlsServer.listen(0, '127.0.0.1', resolve));
 
+  // SMTP with STARTTLS, serving the valid certificate after the upgrade.
+  const smtp = await startFakeStarttlsServer('smtp', 'upgrade', contexts.get('valid.tls.test') as tls.SecureContext);
+
+  // The HTTP check's sites: http://valid.tls.test:<port>/old redirects to
+  // https://www.valid.tls.test:<port>/new (HTTP/2 with the valid certificate), which answers 200;
+  // /missing is a 404.
+  const webSecure = http2.createSecureServer(
+    { key: valid.keyPem, cert: valid.chainPem, allowHTTP1: true },
+    (request, response) => {
+      response.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'max-age=60',
+        server: 'fake-web',
+      });
+      if (request.method === 'HEAD') response.end();
+      else response.end('<!doctype html><title>new</title>'.padEnd(2048, ' '));
+    },
+  );
+  await new Promise<void>((resolve) => webSecure.listen(0, '127.0.0.1', resolve));
+  const securePort = (webSecure.address() as net.AddressInfo).port;
+  const web = http.createServer((request, response) => {
+    if (request.url === '/old') {
+      response.writeHead(301, { location: `https://www.valid.tls.test:${securePort}/new` }).end();
+    } else response.writeHead(404, { 'content-type': 'text/plain', server: 'fake-web' }).end('not here');
+  });
+  await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
+  const webPort = (web.address() as net.AddressInfo).port;
+
   const whois = await startFakeWhoisNetwork({
     'whois.nic.test': (query) => (query === 'example.test' ? WHOIS_TEXT : 'No match for domain.\n'),
   });
@@ -111,12 +196,23 @@ export async function startToolFakes() {
     a('whois.nic.test', whois.addressOf('whois.nic.test')),
     a('valid.tls.test', '127.0.0.1'),
     a('expired.tls.test', '127.0.0.1'),
+    a('www.valid.tls.test', '127.0.0.1'),
+    // Served the default (valid.tls.test) certificate: a name mismatch.
+    a('other.tls.test', '127.0.0.1'),
     a('example.test', '192.0.2.10'),
     a('example.test', '192.0.2.11'),
     { type: 'CNAME', name: 'www.example.test', ttl: 300, class: 'IN', data: 'example.test' },
     { type: 'MX', name: 'example.test', ttl: 3600, class: 'IN', data: { preference: 10, exchange: 'mx.example.test' } },
     { type: 'TXT', name: 'example.test', ttl: 86400, class: 'IN', data: [LONG_TXT.slice(0, 200), LONG_TXT.slice(200)] },
     { type: 'PTR', name: '1.2.0.192.in-addr.arpa', ttl: 60, class: 'IN', data: 'gw.example.test' },
+    {
+      type: 'CAA',
+      name: 'example.test',
+      ttl: 3600,
+      class: 'IN',
+      data: { flags: 0, tag: 'issue', value: 'ca.example.test' },
+    },
+    ...mailRecords(),
   ];
   const answerRecords = recordsHandler(records, 'test');
   const dns: FakeDnsServer = await startFakeDnsServer((question, context) => {
@@ -128,6 +224,10 @@ export async function startToolFakes() {
         : { answers: [a(question.name, '127.0.0.2')] };
     }
     if (name.endsWith('.broken.test') || name === 'servfail.example.test') return { rcode: 'SERVFAIL' };
+    // A signed name, validated as a validating resolver would: its A RRset, the RRSIG over it, the AD bit.
+    if (name === 'signed.example.test' && question.type === 'A') {
+      return { answers: [a(question.name, '192.0.2.53'), SIGNED_RRSIG], authenticData: true };
+    }
     return answerRecords(question, context);
   });
 
@@ -156,9 +256,16 @@ export async function startToolFakes() {
   return {
     env,
     deps,
+    webPort,
+    securePort,
+    smtpPort: smtp.port,
     spawned: spawner.children,
     async close() {
       await new Promise((resolve) => tlsServer.close(resolve));
+      await smtp.close();
+      web.closeAllConnections();
+      await new Promise((resolve) => web.close(resolve));
+      await new Promise((resolve) => webSecure.close(resolve));
       await whois.close();
       await dns.close();
       pki.remove();

@@ -9,6 +9,8 @@ export const NAVIGATION = [
   { key: 'whois', href: '/tools/whois', label: 'WHOIS' },
   { key: 'ssl', href: '/tools/ssl', label: 'SSL' },
   { key: 'blacklist', href: '/tools/blacklist', label: 'Blacklist' },
+  { key: 'mail', href: '/tools/mail', label: 'Mail' },
+  { key: 'http', href: '/tools/http', label: 'HTTP' },
   { key: 'ping', href: '/tools/ping', label: 'Ping' },
   { key: 'traceroute', href: '/tools/traceroute', label: 'Traceroute' },
   { key: 'docs', href: '/docs', label: 'API' },

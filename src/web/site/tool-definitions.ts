@@ -1,5 +1,6 @@
 import { API_RECORD_TYPES } from '../../dns/route.ts';
 import { PING_DEFAULT_COUNT, PING_MAX_COUNT, PING_MIN_COUNT } from '../../probes/ping/route.ts';
+import { STARTTLS_PROTOCOLS } from '../../tls/starttls-replies.ts';
 
 /** One control of a tool's form: its name in the page's URL and the API parameter it becomes. */
 export interface ToolField {
@@ -12,6 +13,11 @@ export interface ToolField {
   readonly required: boolean;
   readonly placeholder?: string;
   readonly options?: readonly string[];
+  /**
+   * What a select shows for an option whose value is not itself words (`''` -> "none"). An option
+   * whose value is `''` sends nothing: the API's default applies.
+   */
+  readonly optionLabels?: Readonly<Record<string, string>>;
   readonly defaultValue?: string;
   readonly min?: number;
   readonly max?: number;
@@ -21,7 +27,7 @@ export interface ToolField {
 }
 
 export interface ToolDefinition {
-  readonly key: 'dns' | 'whois' | 'ssl' | 'blacklist' | 'ping' | 'traceroute';
+  readonly key: 'dns' | 'whois' | 'ssl' | 'blacklist' | 'mail' | 'http' | 'ping' | 'traceroute';
   readonly path: string;
   /** The `<h1>` and the start of the `<title>`. */
   readonly heading: string;
@@ -52,7 +58,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     key: 'dns',
     path: '/tools/dns',
     heading: 'DNS lookup',
-    summary: 'The DNS records of one type for a host name, with their TTLs.',
+    summary:
+      'The DNS records of one type for a host name, with their TTLs; with DNSSEC, their signatures and whether the resolver validated them.',
     api: '/api/v1/dns',
     stream: false,
     script: 'json-tools.js',
@@ -75,6 +82,17 @@ export const TOOLS: readonly ToolDefinition[] = [
         required: true,
         options: API_RECORD_TYPES,
         defaultValue: 'A',
+        narrow: true,
+      },
+      {
+        name: 'dnssec',
+        api: 'dnssec',
+        label: 'DNSSEC',
+        kind: 'select',
+        required: false,
+        options: ['', 'true'],
+        optionLabels: { '': 'off', true: 'on' },
+        defaultValue: '',
         narrow: true,
       },
     ],
@@ -104,7 +122,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     path: '/tools/ssl',
     heading: 'SSL certificate check',
     summary:
-      'The TLS certificate a host serves (on port 443, or the one you give as host:port or in a URL): whether it is valid, and for how many more days.',
+      'The TLS certificate a host serves (on port 443, or the port you give, after STARTTLS for mail and FTP servers): whether it is valid and for how many more days, its problems, the chain as served and, when asked, the TLS versions it accepts.',
     api: '/api/v1/ssl',
     stream: false,
     script: 'json-tools.js',
@@ -118,6 +136,38 @@ export const TOOLS: readonly ToolDefinition[] = [
         required: true,
         placeholder: 'example.com',
       },
+      {
+        name: 'port',
+        api: 'port',
+        label: 'Port',
+        kind: 'number',
+        required: false,
+        min: 1,
+        max: 65535,
+        narrow: true,
+      },
+      {
+        name: 'starttls',
+        api: 'starttls',
+        label: 'STARTTLS',
+        kind: 'select',
+        required: false,
+        options: ['', ...STARTTLS_PROTOCOLS],
+        optionLabels: { '': 'none', smtp: 'SMTP', imap: 'IMAP', pop3: 'POP3', ftp: 'FTP' },
+        defaultValue: '',
+        narrow: true,
+      },
+      {
+        name: 'protocols',
+        api: 'protocols',
+        label: 'TLS versions',
+        kind: 'select',
+        required: false,
+        options: ['', 'true'],
+        optionLabels: { '': 'not tested', true: 'test each' },
+        defaultValue: '',
+        narrow: true,
+      },
     ],
   },
   {
@@ -130,6 +180,61 @@ export const TOOLS: readonly ToolDefinition[] = [
     script: 'json-tools.js',
     submit: 'Check',
     fields: [{ name: 'ip', api: 'ip', label: 'IPv4 address', kind: 'text', required: true, placeholder: '192.0.2.1' }],
+  },
+  {
+    key: 'mail',
+    path: '/tools/mail',
+    heading: 'Mail check',
+    summary:
+      'How a domain receives and authenticates mail: MX hosts with their addresses, SPF with its lookup count, DMARC, a DKIM key, MTA-STS and TLS-RPT, each with its problems.',
+    api: '/api/v1/mail',
+    stream: false,
+    script: 'json-tools.js',
+    submit: 'Check',
+    fields: [
+      { name: 'domain', api: 'domain', label: 'Mail domain', kind: 'text', required: true, placeholder: 'example.com' },
+      {
+        name: 'selector',
+        api: 'dkim_selector',
+        label: 'DKIM selector (optional)',
+        kind: 'text',
+        required: false,
+        placeholder: 'selector1',
+        hint: 'The s= of a DKIM signature in a mail header; without one, DKIM is not checked.',
+      },
+    ],
+  },
+  {
+    key: 'http',
+    path: '/tools/http',
+    heading: 'HTTP check',
+    summary:
+      'One request to a URL from this server: the status, HTTP version, each redirect, how long each phase took, selected headers and the TLS connection.',
+    api: '/api/v1/http',
+    stream: false,
+    script: 'json-tools.js',
+    submit: 'Check',
+    fields: [
+      {
+        name: 'url',
+        api: 'url',
+        label: 'URL',
+        kind: 'text',
+        required: true,
+        placeholder: 'https://example.com/',
+        hint: 'An http:// or https:// URL; redirects are followed.',
+      },
+      {
+        name: 'method',
+        api: 'method',
+        label: 'Method',
+        kind: 'select',
+        required: true,
+        options: ['GET', 'HEAD'],
+        defaultValue: 'GET',
+        narrow: true,
+      },
+    ],
   },
   {
     key: 'ping',

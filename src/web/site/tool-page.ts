@@ -23,6 +23,14 @@ export function isComplete(tool: ToolDefinition, query: Record<string, unknown>)
   return tool.fields.every((field) => !field.required || fieldValue(field, query) !== '');
 }
 
+function selectOption(field: ToolField, option: string, value: string): string {
+  const selected = option === value ? ' selected' : '';
+  const label = field.optionLabels?.[option];
+  return label === undefined
+    ? `<option${selected}>${e(option)}</option>`
+    : `<option value="${e(option)}"${selected}>${e(label)}</option>`;
+}
+
 function control(field: ToolField, value: string): string {
   const id = `tool-${field.name}`;
   const common = `id="${id}" name="${e(field.name)}" data-api-name="${e(field.api)}" data-default="${e(field.defaultValue ?? '')}"${field.required ? ' required' : ''}${field.hint ? ` aria-describedby="${id}-hint"` : ''}`;
@@ -30,7 +38,7 @@ function control(field: ToolField, value: string): string {
     const options = field.options ?? [];
     // A value the list does not hold (a hand-edited URL) stays selected, so the API's 400 says why.
     const all = options.includes(value) || value === '' ? options : [...options, value];
-    return `<select ${common}>${all.map((option) => `<option${option === value ? ' selected' : ''}>${e(option)}</option>`).join('')}</select>`;
+    return `<select ${common}>${all.map((option) => selectOption(field, option, value)).join('')}</select>`;
   }
   if (field.kind === 'number') {
     return `<input ${common} type="number" inputmode="numeric" min="${field.min}" max="${field.max}" value="${e(value)}">`;
