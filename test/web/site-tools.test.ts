@@ -18,7 +18,7 @@ import {
   watchedPage,
 } from '../support/site-browser.ts';
 import { opensslAvailable } from '../support/test-pki.ts';
-import { LINE_GAP_MS, LONG_TXT, startToolFakes } from './tool-fakes.ts';
+import { LINE_GAP_MS, LONG_TXT, MTR_TARGET, startToolFakes } from './tool-fakes.ts';
 
 const skip = chromiumSkipReason || (opensslAvailable() ? false : 'the openssl command is not installed');
 if (skip) console.log(`# ${skip}`);
@@ -126,6 +126,7 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
         '/tools/http',
         '/tools/ping',
         '/tools/traceroute',
+        '/tools/mtr',
       ]);
       await checkPage(watched, `tools-${width}`);
     }
@@ -731,5 +732,47 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
     const located = await page.locator('#hops tbody tr td.country').allTextContents();
     assert.deepEqual(located, ['unknown', '', 'unknown', 'unknown']);
     await checkPage(watched, 'traceroute-batch-failed-375', { failedLoads: true });
+  });
+
+  it('MTR: one row per hop, updated in place round by round (the silent hop said so), then the outcome', async () => {
+    for (const width of WIDTHS) {
+      const watched = await open(width, `/tools/mtr?host=${MTR_TARGET}&count=3`);
+      const { page } = watched;
+      const rows = page.locator('#mtr-hops tbody tr');
+      const summary = page.locator('#mtr-summary');
+      // Polls the live table until the outcome shows: the rows never outnumber the hops, and hop 1's
+      // row counts its probes up in place, one round at a time (a round every LINE_GAP_MS).
+      const sentSeen: string[] = [];
+      let mostRows = 0;
+      const end = Date.now() + 10 * LINE_GAP_MS;
+      while ((await summary.count()) === 0) {
+        assert.ok(Date.now() < end, 'MTR did not finish');
+        mostRows = Math.max(mostRows, await rows.count());
+        const sent = await page.locator('#mtr-hops tbody tr[data-hop="1"] td:nth-child(5)').allTextContents();
+        if (sent.length === 1 && sent[0] !== sentSeen.at(-1)) sentSeen.push(sent[0] as string);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.deepEqual(sentSeen, ['1', '2', '3'], 'hop 1 seen after each round, before the end');
+      assert.ok(mostRows <= 3, `at most one row per hop, saw ${mostRows}`);
+      const cells = await rows.evaluateAll((trs) =>
+        trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => (td.textContent ?? '').trim())),
+      );
+      assert.deepEqual(cells, [
+        ['1', '192.0.2.1', 'gw.example.test', '0%', '3', '0.078 ms', '0.09 ms', '0.076 ms', '0.115 ms', '0.022 ms'],
+        ['2', '*', 'no answer', '100%', '3', '', '', '', '', ''],
+        ['3', '203.0.113.2', 'no name', '0%', '3', '0.092 ms', '0.098 ms', '0.092 ms', '0.108 ms', '0.009 ms'],
+      ]);
+      assert.equal(
+        await text(page, '#mtr-summary'),
+        'Reached 203.0.113.2 in 3 hops. 0% loss at the destination. One hop never answered.',
+      );
+      assert.equal(await page.locator('#mtr-summary.verdict.good').count(), 1);
+      assert.equal(
+        await page.locator('.code code').textContent(),
+        `curl -N '${base}/api/v1/mtr?host=${MTR_TARGET}&count=3'`,
+      );
+      assert.equal(await page.locator('nav a[aria-current="page"]').textContent(), 'MTR');
+      await checkPage(watched, `mtr-${width}`);
+    }
   });
 });

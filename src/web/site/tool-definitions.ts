@@ -1,4 +1,5 @@
 import { API_RECORD_TYPES } from '../../dns/route.ts';
+import { MTR_DEFAULT_COUNT, MTR_MAX_COUNT, MTR_MIN_COUNT } from '../../probes/mtr/route.ts';
 import { PING_DEFAULT_COUNT, PING_MAX_COUNT, PING_MIN_COUNT } from '../../probes/ping/route.ts';
 import { STARTTLS_PROTOCOLS } from '../../tls/starttls-replies.ts';
 
@@ -27,23 +28,23 @@ export interface ToolField {
 }
 
 export interface ToolDefinition {
-  readonly key: 'dns' | 'whois' | 'ssl' | 'blacklist' | 'mail' | 'http' | 'ping' | 'traceroute';
+  readonly key: 'dns' | 'whois' | 'ssl' | 'blacklist' | 'mail' | 'http' | 'ping' | 'traceroute' | 'mtr';
   readonly path: string;
   /** The `<h1>` and the start of the `<title>`. */
   readonly heading: string;
   /** One sentence for the page's lead, its meta description and the /tools list. */
   readonly summary: string;
   readonly api: string;
-  /** Server-Sent Events (ping, traceroute) rather than one JSON answer. */
+  /** Server-Sent Events (ping, traceroute, MTR) rather than one JSON answer. */
   readonly stream: boolean;
-  /** The page's module: json-tools.js runs the JSON tools, ping.js and traceroute.js the streams (all over tool.js). */
-  readonly script: 'json-tools.js' | 'ping.js' | 'traceroute.js';
+  /** The page's module: json-tools.js runs the JSON tools, ping.js, traceroute.js and mtr.js the streams (all over tool.js). */
+  readonly script: 'json-tools.js' | 'ping.js' | 'traceroute.js' | 'mtr.js';
   readonly submit: string;
   readonly fields: readonly ToolField[];
 }
 
 /** The tool pages, in the order of the navigation. Each is a view of one public API endpoint. */
-/** The host of the two probes (ping, traceroute): a name or an address, resolved by the API. */
+/** The host of the probes (ping, traceroute, MTR): a name or an address, resolved by the API. */
 const PROBE_HOST_FIELD: ToolField = {
   name: 'host',
   api: 'host',
@@ -270,5 +271,30 @@ export const TOOLS: readonly ToolDefinition[] = [
     script: 'traceroute.js',
     submit: 'Trace',
     fields: [PROBE_HOST_FIELD],
+  },
+  {
+    key: 'mtr',
+    path: '/tools/mtr',
+    heading: 'MTR',
+    summary:
+      'Traceroute and ping in one: every hop between this server and a host with its loss and round-trip times, updated live round by round.',
+    api: '/api/v1/mtr',
+    stream: true,
+    script: 'mtr.js',
+    submit: 'Run MTR',
+    fields: [
+      PROBE_HOST_FIELD,
+      {
+        name: 'count',
+        api: 'count',
+        label: 'Rounds',
+        kind: 'number',
+        required: false,
+        defaultValue: String(MTR_DEFAULT_COUNT),
+        min: MTR_MIN_COUNT,
+        max: MTR_MAX_COUNT,
+        narrow: true,
+      },
+    ],
   },
 ];
