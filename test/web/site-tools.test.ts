@@ -4,6 +4,7 @@
 // to another origin, no horizontal overflow, and no serious or critical axe-core violation.
 // Screenshots (light and dark) go to .tmp/screenshots/.
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { buildTestApp } from '../support/app.ts';
@@ -670,6 +671,80 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
     await alert.waitFor();
     assert.match((await alert.textContent()) ?? '', /^Ping stopped: .*unreachable/i);
     await checkPage(watched, 'ping-error-375');
+  });
+
+  /** A local TCP listener that accepts `accepting` connects, then stops listening: later connects are refused. */
+  async function listenFor(accepting: number) {
+    let accepted = 0;
+    const server = net.createServer((socket) => {
+      socket.destroy();
+      accepted += 1;
+      if (accepted === accepting) server.close();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { port: (server.address() as net.AddressInfo).port, close: () => server.close() };
+  }
+
+  it('Ping over TCP: the form shows the port for TCP only; replies without TTL, a refused connect says so', async () => {
+    for (const width of WIDTHS) {
+      const listener = await listenFor(2);
+      try {
+        const watched = await open(width, '/tools/ping');
+        const { page } = watched;
+        const port = page.getByLabel('TCP port');
+        assert.equal(await port.isVisible(), false, 'no port for ICMP');
+        await page.getByLabel('Host name or IP address').fill('127.0.0.1');
+        await page.getByLabel('Requests', { exact: true }).fill('3');
+        await page.getByLabel('Protocol').selectOption({ label: 'TCP' });
+        assert.equal(await port.isVisible(), true, 'the port once TCP is chosen');
+        assert.equal(await port.inputValue(), '443', 'TCP port 443 unless changed');
+        await port.fill(String(listener.port));
+        await page.getByRole('button', { name: 'Ping' }).click();
+        await page.waitForURL(`${base}/tools/ping?host=127.0.0.1&count=3&protocol=tcp&port=${listener.port}`);
+        await page.locator('#ping-summary').waitFor({ timeout: 10_000 });
+        assert.equal(
+          await text(page, '#ping-summary').then((line) => line.split(' Min')[0]),
+          'Sent 3 Received 2 Loss 33.33%',
+        );
+        assert.deepEqual(await page.locator('.tool-result tbody td:nth-child(2)').allTextContents(), [
+          'reply',
+          'reply',
+          'refused',
+        ]);
+        assert.deepEqual(await page.locator('.tool-result tbody td:nth-child(5)').allTextContents(), ['—', '—']);
+        assert.equal(
+          await page.locator('.tool-result tbody tr[data-reason="refused"] td:nth-child(3)').textContent(),
+          'Refused: the host answered with a reset (nothing listens on the port).',
+        );
+        assert.match(
+          (await page.locator('.tool-result .hint').first().textContent()) ?? '',
+          new RegExp(`^Connecting to 127\\.0\\.0\\.1 on TCP port ${listener.port}, 3 times`),
+        );
+        assert.equal(
+          await page.locator('.code code').textContent(),
+          `curl -N '${base}/api/v1/ping?host=127.0.0.1&count=3&protocol=tcp&port=${listener.port}'`,
+        );
+        await checkPage(watched, `ping-tcp-${width}`);
+      } finally {
+        listener.close();
+      }
+    }
+  });
+
+  it('Ping: back to ICMP the port is hidden and neither in the URL nor sent', async () => {
+    const watched = await open(375, '/tools/ping?host=127.0.0.1&count=2&protocol=tcp&port=7');
+    const { page } = watched;
+    assert.equal(await page.getByLabel('TCP port').isVisible(), true);
+    await page.getByLabel('Protocol').selectOption({ label: 'ICMP' });
+    assert.equal(await page.getByLabel('TCP port').isVisible(), false);
+    await page.getByRole('button', { name: 'Ping' }).click();
+    await page.waitForURL(`${base}/tools/ping?host=127.0.0.1&count=2`);
+    await page.locator('#ping-summary').waitFor();
+    assert.equal(
+      await page.locator('.code code').textContent(),
+      `curl -N '${base}/api/v1/ping?host=127.0.0.1&count=2'`,
+    );
+    await page.context().close();
   });
 
   it('Traceroute: the hop table fills row by row, then one batch call adds country and network', async () => {

@@ -1,6 +1,7 @@
 import { API_RECORD_TYPES } from '../../dns/route.ts';
 import { MTR_DEFAULT_COUNT, MTR_MAX_COUNT, MTR_MIN_COUNT } from '../../probes/mtr/route.ts';
 import { PING_DEFAULT_COUNT, PING_MAX_COUNT, PING_MIN_COUNT } from '../../probes/ping/route.ts';
+import { TCP_PING_DEFAULT_PORT } from '../../probes/ping/tcp-session.ts';
 import { STARTTLS_PROTOCOLS } from '../../tls/starttls-replies.ts';
 
 /** One control of a tool's form: its name in the page's URL and the API parameter it becomes. */
@@ -25,6 +26,11 @@ export interface ToolField {
   readonly hint?: string;
   /** A short control (record type, count) beside the main one. */
   readonly narrow?: boolean;
+  /**
+   * Used only while another field has a given value (a port only for protocol=tcp): otherwise the
+   * field is hidden and disabled, and its value is neither in the page's URL nor sent to the API.
+   */
+  readonly onlyWith?: { readonly field: string; readonly value: string };
 }
 
 export interface ToolDefinition {
@@ -241,7 +247,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     key: 'ping',
     path: '/tools/ping',
     heading: 'Ping',
-    summary: 'Round-trip times to a host from this server, live, one echo request a second.',
+    summary:
+      'Round-trip times to a host from this server, live, one a second: ICMP echo requests, or TCP connects to a port.',
     api: '/api/v1/ping',
     stream: true,
     script: 'ping.js',
@@ -258,6 +265,29 @@ export const TOOLS: readonly ToolDefinition[] = [
         min: PING_MIN_COUNT,
         max: PING_MAX_COUNT,
         narrow: true,
+      },
+      {
+        name: 'protocol',
+        api: 'protocol',
+        label: 'Protocol',
+        kind: 'select',
+        required: false,
+        options: ['', 'tcp'],
+        optionLabels: { '': 'ICMP', tcp: 'TCP' },
+        defaultValue: '',
+        narrow: true,
+      },
+      {
+        name: 'port',
+        api: 'port',
+        label: 'TCP port',
+        kind: 'number',
+        required: false,
+        defaultValue: String(TCP_PING_DEFAULT_PORT),
+        min: 1,
+        max: 65535,
+        narrow: true,
+        onlyWith: { field: 'protocol', value: 'tcp' },
       },
     ],
   },
