@@ -782,6 +782,62 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
     }
   });
 
+  it('Traceroute: the protocol (and for TCP the port) from the form reach the API and traceroute', async () => {
+    /** The arguments of the traceroute the fake spawner started last. */
+    const lastTraceArgs = () => fakes.spawned.filter((child) => child.command === 'traceroute').at(-1)?.args ?? [];
+    for (const width of WIDTHS) {
+      const watched = await open(width, '/tools/traceroute', (page) =>
+        page.route('**/api/v1/batch', (route) => route.fulfill({ json: BATCH_ANSWER })),
+      );
+      const { page } = watched;
+      const port = page.getByLabel('TCP port');
+      assert.deepEqual(
+        await page.getByLabel('Protocol').locator('option').allTextContents(),
+        ['UDP', 'ICMP', 'TCP'],
+        'UDP first, the default',
+      );
+      assert.equal(await port.isVisible(), false, 'no port for UDP');
+      await page.getByLabel('Host name or IP address').fill('127.0.0.1');
+      await page.getByLabel('Protocol').selectOption({ label: 'TCP' });
+      assert.equal(await port.inputValue(), '80', 'port 80 unless changed, as the API');
+      await port.fill('8443');
+      await page.getByRole('button', { name: 'Trace' }).click();
+      await page.waitForURL(`${base}/tools/traceroute?host=127.0.0.1&protocol=tcp&port=8443`);
+      await page.locator('.verdict.good', { hasText: 'Reached in 4 hops.' }).waitFor();
+      const tcpArgs = lastTraceArgs();
+      assert.deepEqual(tcpArgs.slice(tcpArgs.indexOf('-T'), tcpArgs.indexOf('-T') + 3), ['-T', '-p', '8443']);
+      assert.equal(
+        await page.locator('.code code').first().textContent(),
+        `curl -N '${base}/api/v1/traceroute?host=127.0.0.1&protocol=tcp&port=8443'`,
+      );
+      assert.match(
+        (await page.locator('.tool-result .hint').first().textContent()) ?? '',
+        /^Route to 127\.0\.0\.1 with TCP SYNs to port 8443, as the hops answer\.$/,
+      );
+      await page.locator('#hops tbody tr.pending').first().waitFor({ state: 'detached' });
+      await checkPage(watched, `traceroute-tcp-${width}`);
+    }
+    // ICMP: -I, and no port in the URL or the call even when one was typed for TCP.
+    const watched = await open(375, '/tools/traceroute?host=127.0.0.1&protocol=tcp&port=8443', (page) =>
+      page.route('**/api/v1/batch', (route) => route.fulfill({ json: BATCH_ANSWER })),
+    );
+    const { page } = watched;
+    await page.locator('.verdict.good').waitFor();
+    await page.getByLabel('Protocol').selectOption({ label: 'ICMP' });
+    assert.equal(await page.getByLabel('TCP port').isVisible(), false);
+    await page.getByRole('button', { name: 'Trace' }).click();
+    await page.waitForURL(`${base}/tools/traceroute?host=127.0.0.1&protocol=icmp`);
+    await page.locator('.verdict.good').waitFor();
+    const icmpArgs = lastTraceArgs();
+    assert.ok(icmpArgs.includes('-I') && !icmpArgs.includes('-T') && !icmpArgs.includes('-p'), icmpArgs.join(' '));
+    assert.equal(
+      await page.locator('.code code').first().textContent(),
+      `curl -N '${base}/api/v1/traceroute?host=127.0.0.1&protocol=icmp'`,
+    );
+    await page.locator('#hops tbody tr.pending').first().waitFor({ state: 'detached' });
+    await checkPage(watched, 'traceroute-icmp-375');
+  });
+
   it('Traceroute: the real /api/v1/batch names each special-purpose hop', async () => {
     const watched = await open(1280, '/tools/traceroute?host=127.0.0.1');
     const { page } = watched;

@@ -2,6 +2,7 @@ import { API_RECORD_TYPES } from '../../dns/route.ts';
 import { MTR_DEFAULT_COUNT, MTR_MAX_COUNT, MTR_MIN_COUNT } from '../../probes/mtr/route.ts';
 import { PING_DEFAULT_COUNT, PING_MAX_COUNT, PING_MIN_COUNT } from '../../probes/ping/route.ts';
 import { TCP_PING_DEFAULT_PORT } from '../../probes/ping/tcp-session.ts';
+import { TRACEROUTE_DEFAULT_TCP_PORT } from '../../probes/traceroute/args.ts';
 import { STARTTLS_PROTOCOLS } from '../../tls/starttls-replies.ts';
 
 /** One control of a tool's form: its name in the page's URL and the API parameter it becomes. */
@@ -300,7 +301,32 @@ export const TOOLS: readonly ToolDefinition[] = [
     stream: true,
     script: 'traceroute.js',
     submit: 'Trace',
-    fields: [PROBE_HOST_FIELD],
+    fields: [
+      PROBE_HOST_FIELD,
+      {
+        name: 'protocol',
+        api: 'protocol',
+        label: 'Protocol',
+        kind: 'select',
+        required: false,
+        options: ['', 'icmp', 'tcp'],
+        optionLabels: { '': 'UDP', icmp: 'ICMP', tcp: 'TCP' },
+        defaultValue: '',
+        narrow: true,
+      },
+      {
+        name: 'port',
+        api: 'port',
+        label: 'TCP port',
+        kind: 'number',
+        required: false,
+        defaultValue: String(TRACEROUTE_DEFAULT_TCP_PORT),
+        min: 1,
+        max: 65535,
+        narrow: true,
+        onlyWith: { field: 'protocol', value: 'tcp' },
+      },
+    ],
   },
   {
     key: 'mtr',
