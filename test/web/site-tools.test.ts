@@ -731,6 +731,48 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
     }
   });
 
+  it('Ping over TCP: an unreachable host and a connect timing out each say why', async () => {
+    // Neither can happen on loopback: the stream is the API's, as it would send them, canned.
+    const events = [
+      { type: 'start', host: 'example.test', resolved_ip: '192.0.2.10' },
+      { type: 'reply', seq: 1, ip: '192.0.2.10', time_ms: 12.5, ttl: null },
+      { type: 'timeout', seq: 2, reason: 'unreachable' },
+      { type: 'timeout', seq: 3, reason: 'timeout' },
+      {
+        type: 'done',
+        alive: true,
+        packets_sent: 3,
+        packets_received: 1,
+        packet_loss: 66.67,
+        min_ms: 12.5,
+        avg_ms: 12.5,
+        max_ms: 12.5,
+        duplicates: 0,
+      },
+    ];
+    const watched = await open(375, '/tools/ping?host=example.test&count=3&protocol=tcp&port=22', (page) =>
+      page.route('**/api/v1/ping?*', (route) =>
+        route.fulfill({
+          contentType: 'text/event-stream',
+          body: events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join(''),
+        }),
+      ),
+    );
+    const { page } = watched;
+    await page.locator('#ping-summary').waitFor();
+    assert.deepEqual(await page.locator('.tool-result tbody td:nth-child(2)').allTextContents(), [
+      'reply',
+      'unreachable',
+      'timeout',
+    ]);
+    assert.deepEqual(await page.locator('.tool-result tbody tr.lost-row td:nth-child(3)').allTextContents(), [
+      'Unreachable: an ICMP error or no route stopped the connect.',
+      'Timeout: no answer to the connect within 2 s.',
+    ]);
+    assert.equal(await page.locator('svg.chart .lost').count(), 2);
+    await checkPage(watched, 'ping-tcp-unreachable-375');
+  });
+
   it('Ping: back to ICMP the port is hidden and neither in the URL nor sent', async () => {
     const watched = await open(375, '/tools/ping?host=127.0.0.1&count=2&protocol=tcp&port=7');
     const { page } = watched;
