@@ -1,6 +1,6 @@
 // The tool pages as a person uses them, in Debian's headless Chromium driven by playwright-core,
 // against the real app whose upstreams are local fakes (tool-fakes.ts): each page at 375 and 1280
-// px, the values it shows, the live growth of the ping chart and the traceroute table, no request
+// px, the values it shows, the live growth of the ping chart and the traceroute and MTR tables, no request
 // to another origin, no horizontal overflow, and no serious or critical axe-core violation.
 // Screenshots (light and dark) go to .tmp/screenshots/.
 import assert from 'node:assert/strict';

@@ -1,8 +1,8 @@
 // Local stand-ins for everything the tool pages' API calls reach: one fake DNS server (the DNS
 // tool's records, the mail check's domains, the DNSBL zones, the names of the TLS and WHOIS servers, PTR names for
 // traceroute), a fake WHOIS server, a TLS server with certificates from a test CA (and an SMTP one with STARTTLS), an HTTP and an HTTPS site, and a fake
-// spawner whose ping and traceroute print one line every LINE_GAP_MS, so a page can be watched
-// growing event by event.
+// spawner whose ping and traceroute print one line every LINE_GAP_MS (MTR a captured round), so a
+// page can be watched growing event by event.
 import { generateKeyPairSync } from 'node:crypto';
 import http from 'node:http';
 import http2 from 'node:http2';

@@ -1,7 +1,7 @@
 // The tool pages. The form's state is the URL: submitting pushes the parameters into the address bar
 // and runs the tool, opening a URL with parameters runs it at once, Back and Forward rerun it. What
 // a page shows is the public API's answer, fetched from this browser like any client would, with the
-// curl command for the same call and the raw JSON beside it. ping.js and traceroute.js import the
+// curl command for the same call and the raw JSON beside it. ping.js, traceroute.js and mtr.js import the
 // helpers, as does json-tools.js (DNS, WHOIS, SSL, blacklist, mail, HTTP): this module only provides them.
 
 /** An element with attributes (`class`, `data-*`, ...) and children (strings become text, null is skipped). */
