@@ -50,6 +50,23 @@ describe('tool pages, server-rendered', () => {
     assert.equal(page.headers['x-ratelimit-limit'], undefined);
   });
 
+  it('ping: the TCP port is in use only with protocol=tcp (hidden, disabled and not sent otherwise)', async () => {
+    const tcp = await get('/tools/ping?host=example.com&protocol=tcp&port=22');
+    assert.ok(tcp.body.includes('<option value="tcp" selected>TCP</option>'));
+    assert.match(
+      tcp.body,
+      /<div class="field narrow" data-only-with="protocol" data-only-value="tcp"><label for="tool-port">/,
+    );
+    assert.match(tcp.body, /<input id="tool-port" name="port"[^>]* value="22">/);
+    assert.ok(tcp.body.includes('href="/api/v1/ping?host=example.com&amp;count=4&amp;protocol=tcp&amp;port=22"'));
+    assert.ok(tcp.body.includes('<title>Ping: example.com 4 tcp 22 · netinfo</title>'));
+    const icmp = await get('/tools/ping?host=example.com&port=22');
+    assert.match(icmp.body, /data-only-value="tcp" hidden><label for="tool-port">/);
+    assert.match(icmp.body, /<input id="tool-port" name="port"[^>]* disabled[^>]*>/);
+    assert.ok(icmp.body.includes('href="/api/v1/ping?host=example.com&amp;count=4"'), 'no port for ICMP');
+    assert.ok(icmp.body.includes('<title>Ping: example.com 4 · netinfo</title>'));
+  });
+
   it('keeps a value the form does not offer, so the API can say why it is wrong', async () => {
     const page = await get('/tools/dns?host=example.com&type=BOGUS');
     assert.ok(page.body.includes('<option selected>BOGUS</option>'));

@@ -1,9 +1,10 @@
 // The tool pages as a person uses them, in Debian's headless Chromium driven by playwright-core,
 // against the real app whose upstreams are local fakes (tool-fakes.ts): each page at 375 and 1280
-// px, the values it shows, the live growth of the ping chart and the traceroute table, no request
+// px, the values it shows, the live growth of the ping chart and the traceroute and MTR tables, no request
 // to another origin, no horizontal overflow, and no serious or critical axe-core violation.
 // Screenshots (light and dark) go to .tmp/screenshots/.
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { buildTestApp } from '../support/app.ts';
@@ -18,7 +19,7 @@ import {
   watchedPage,
 } from '../support/site-browser.ts';
 import { opensslAvailable } from '../support/test-pki.ts';
-import { LINE_GAP_MS, LONG_TXT, startToolFakes } from './tool-fakes.ts';
+import { LINE_GAP_MS, LONG_TXT, MTR_TARGET, startToolFakes } from './tool-fakes.ts';
 
 const skip = chromiumSkipReason || (opensslAvailable() ? false : 'the openssl command is not installed');
 if (skip) console.log(`# ${skip}`);
@@ -126,6 +127,7 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
         '/tools/http',
         '/tools/ping',
         '/tools/traceroute',
+        '/tools/mtr',
       ]);
       await checkPage(watched, `tools-${width}`);
     }
@@ -671,6 +673,122 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
     await checkPage(watched, 'ping-error-375');
   });
 
+  /** A local TCP listener that accepts `accepting` connects, then stops listening: later connects are refused. */
+  async function listenFor(accepting: number) {
+    let accepted = 0;
+    const server = net.createServer((socket) => {
+      socket.destroy();
+      accepted += 1;
+      if (accepted === accepting) server.close();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { port: (server.address() as net.AddressInfo).port, close: () => server.close() };
+  }
+
+  it('Ping over TCP: the form shows the port for TCP only; replies without TTL, a refused connect says so', async () => {
+    for (const width of WIDTHS) {
+      const listener = await listenFor(2);
+      try {
+        const watched = await open(width, '/tools/ping');
+        const { page } = watched;
+        const port = page.getByLabel('TCP port');
+        assert.equal(await port.isVisible(), false, 'no port for ICMP');
+        await page.getByLabel('Host name or IP address').fill('127.0.0.1');
+        await page.getByLabel('Requests', { exact: true }).fill('3');
+        await page.getByLabel('Protocol').selectOption({ label: 'TCP' });
+        assert.equal(await port.isVisible(), true, 'the port once TCP is chosen');
+        assert.equal(await port.inputValue(), '443', 'TCP port 443 unless changed');
+        await port.fill(String(listener.port));
+        await page.getByRole('button', { name: 'Ping' }).click();
+        await page.waitForURL(`${base}/tools/ping?host=127.0.0.1&count=3&protocol=tcp&port=${listener.port}`);
+        await page.locator('#ping-summary').waitFor({ timeout: 10_000 });
+        assert.equal(
+          await text(page, '#ping-summary').then((line) => line.split(' Min')[0]),
+          'Sent 3 Received 2 Loss 33.33%',
+        );
+        assert.deepEqual(await page.locator('.tool-result tbody td:nth-child(2)').allTextContents(), [
+          'reply',
+          'reply',
+          'refused',
+        ]);
+        assert.deepEqual(await page.locator('.tool-result tbody td:nth-child(5)').allTextContents(), ['—', '—']);
+        assert.equal(
+          await page.locator('.tool-result tbody tr[data-reason="refused"] td:nth-child(3)').textContent(),
+          'Refused: the host answered with a reset (nothing listens on the port).',
+        );
+        assert.match(
+          (await page.locator('.tool-result .hint').first().textContent()) ?? '',
+          new RegExp(`^Connecting to 127\\.0\\.0\\.1 on TCP port ${listener.port}, 3 times`),
+        );
+        assert.equal(
+          await page.locator('.code code').textContent(),
+          `curl -N '${base}/api/v1/ping?host=127.0.0.1&count=3&protocol=tcp&port=${listener.port}'`,
+        );
+        await checkPage(watched, `ping-tcp-${width}`);
+      } finally {
+        listener.close();
+      }
+    }
+  });
+
+  it('Ping over TCP: an unreachable host and a connect timing out each say why', async () => {
+    // Neither can happen on loopback: the stream is the API's, as it would send them, canned.
+    const events = [
+      { type: 'start', host: 'example.test', resolved_ip: '192.0.2.10' },
+      { type: 'reply', seq: 1, ip: '192.0.2.10', time_ms: 12.5, ttl: null },
+      { type: 'timeout', seq: 2, reason: 'unreachable' },
+      { type: 'timeout', seq: 3, reason: 'timeout' },
+      {
+        type: 'done',
+        alive: true,
+        packets_sent: 3,
+        packets_received: 1,
+        packet_loss: 66.67,
+        min_ms: 12.5,
+        avg_ms: 12.5,
+        max_ms: 12.5,
+        duplicates: 0,
+      },
+    ];
+    const watched = await open(375, '/tools/ping?host=example.test&count=3&protocol=tcp&port=22', (page) =>
+      page.route('**/api/v1/ping?*', (route) =>
+        route.fulfill({
+          contentType: 'text/event-stream',
+          body: events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join(''),
+        }),
+      ),
+    );
+    const { page } = watched;
+    await page.locator('#ping-summary').waitFor();
+    assert.deepEqual(await page.locator('.tool-result tbody td:nth-child(2)').allTextContents(), [
+      'reply',
+      'unreachable',
+      'timeout',
+    ]);
+    assert.deepEqual(await page.locator('.tool-result tbody tr.lost-row td:nth-child(3)').allTextContents(), [
+      'Unreachable: an ICMP error or no route stopped the connect.',
+      'Timeout: no answer to the connect within 2 s.',
+    ]);
+    assert.equal(await page.locator('svg.chart .lost').count(), 2);
+    await checkPage(watched, 'ping-tcp-unreachable-375');
+  });
+
+  it('Ping: back to ICMP the port is hidden and neither in the URL nor sent', async () => {
+    const watched = await open(375, '/tools/ping?host=127.0.0.1&count=2&protocol=tcp&port=7');
+    const { page } = watched;
+    assert.equal(await page.getByLabel('TCP port').isVisible(), true);
+    await page.getByLabel('Protocol').selectOption({ label: 'ICMP' });
+    assert.equal(await page.getByLabel('TCP port').isVisible(), false);
+    await page.getByRole('button', { name: 'Ping' }).click();
+    await page.waitForURL(`${base}/tools/ping?host=127.0.0.1&count=2`);
+    await page.locator('#ping-summary').waitFor();
+    assert.equal(
+      await page.locator('.code code').textContent(),
+      `curl -N '${base}/api/v1/ping?host=127.0.0.1&count=2'`,
+    );
+    await page.context().close();
+  });
+
   it('Traceroute: the hop table fills row by row, then one batch call adds country and network', async () => {
     for (const width of WIDTHS) {
       const batches: unknown[] = [];
@@ -706,6 +824,62 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
     }
   });
 
+  it('Traceroute: the protocol (and for TCP the port) from the form reach the API and traceroute', async () => {
+    /** The arguments of the traceroute the fake spawner started last. */
+    const lastTraceArgs = () => fakes.spawned.filter((child) => child.command === 'traceroute').at(-1)?.args ?? [];
+    for (const width of WIDTHS) {
+      const watched = await open(width, '/tools/traceroute', (page) =>
+        page.route('**/api/v1/batch', (route) => route.fulfill({ json: BATCH_ANSWER })),
+      );
+      const { page } = watched;
+      const port = page.getByLabel('TCP port');
+      assert.deepEqual(
+        await page.getByLabel('Protocol').locator('option').allTextContents(),
+        ['UDP', 'ICMP', 'TCP'],
+        'UDP first, the default',
+      );
+      assert.equal(await port.isVisible(), false, 'no port for UDP');
+      await page.getByLabel('Host name or IP address').fill('127.0.0.1');
+      await page.getByLabel('Protocol').selectOption({ label: 'TCP' });
+      assert.equal(await port.inputValue(), '80', 'port 80 unless changed, as the API');
+      await port.fill('8443');
+      await page.getByRole('button', { name: 'Trace' }).click();
+      await page.waitForURL(`${base}/tools/traceroute?host=127.0.0.1&protocol=tcp&port=8443`);
+      await page.locator('.verdict.good', { hasText: 'Reached in 4 hops.' }).waitFor();
+      const tcpArgs = lastTraceArgs();
+      assert.deepEqual(tcpArgs.slice(tcpArgs.indexOf('-T'), tcpArgs.indexOf('-T') + 3), ['-T', '-p', '8443']);
+      assert.equal(
+        await page.locator('.code code').first().textContent(),
+        `curl -N '${base}/api/v1/traceroute?host=127.0.0.1&protocol=tcp&port=8443'`,
+      );
+      assert.match(
+        (await page.locator('.tool-result .hint').first().textContent()) ?? '',
+        /^Route to 127\.0\.0\.1 with TCP SYNs to port 8443, as the hops answer\.$/,
+      );
+      await page.locator('#hops tbody tr.pending').first().waitFor({ state: 'detached' });
+      await checkPage(watched, `traceroute-tcp-${width}`);
+    }
+    // ICMP: -I, and no port in the URL or the call even when one was typed for TCP.
+    const watched = await open(375, '/tools/traceroute?host=127.0.0.1&protocol=tcp&port=8443', (page) =>
+      page.route('**/api/v1/batch', (route) => route.fulfill({ json: BATCH_ANSWER })),
+    );
+    const { page } = watched;
+    await page.locator('.verdict.good').waitFor();
+    await page.getByLabel('Protocol').selectOption({ label: 'ICMP' });
+    assert.equal(await page.getByLabel('TCP port').isVisible(), false);
+    await page.getByRole('button', { name: 'Trace' }).click();
+    await page.waitForURL(`${base}/tools/traceroute?host=127.0.0.1&protocol=icmp`);
+    await page.locator('.verdict.good').waitFor();
+    const icmpArgs = lastTraceArgs();
+    assert.ok(icmpArgs.includes('-I') && !icmpArgs.includes('-T') && !icmpArgs.includes('-p'), icmpArgs.join(' '));
+    assert.equal(
+      await page.locator('.code code').first().textContent(),
+      `curl -N '${base}/api/v1/traceroute?host=127.0.0.1&protocol=icmp'`,
+    );
+    await page.locator('#hops tbody tr.pending').first().waitFor({ state: 'detached' });
+    await checkPage(watched, 'traceroute-icmp-375');
+  });
+
   it('Traceroute: the real /api/v1/batch names each special-purpose hop', async () => {
     const watched = await open(1280, '/tools/traceroute?host=127.0.0.1');
     const { page } = watched;
@@ -731,5 +905,47 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
     const located = await page.locator('#hops tbody tr td.country').allTextContents();
     assert.deepEqual(located, ['unknown', '', 'unknown', 'unknown']);
     await checkPage(watched, 'traceroute-batch-failed-375', { failedLoads: true });
+  });
+
+  it('MTR: one row per hop, updated in place round by round (the silent hop said so), then the outcome', async () => {
+    for (const width of WIDTHS) {
+      const watched = await open(width, `/tools/mtr?host=${MTR_TARGET}&count=3`);
+      const { page } = watched;
+      const rows = page.locator('#mtr-hops tbody tr');
+      const summary = page.locator('#mtr-summary');
+      // Polls the live table until the outcome shows: the rows never outnumber the hops, and hop 1's
+      // row counts its probes up in place, one round at a time (a round every LINE_GAP_MS).
+      const sentSeen: string[] = [];
+      let mostRows = 0;
+      const end = Date.now() + 10 * LINE_GAP_MS;
+      while ((await summary.count()) === 0) {
+        assert.ok(Date.now() < end, 'MTR did not finish');
+        mostRows = Math.max(mostRows, await rows.count());
+        const sent = await page.locator('#mtr-hops tbody tr[data-hop="1"] td:nth-child(5)').allTextContents();
+        if (sent.length === 1 && sent[0] !== sentSeen.at(-1)) sentSeen.push(sent[0] as string);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.deepEqual(sentSeen, ['1', '2', '3'], 'hop 1 seen after each round, before the end');
+      assert.ok(mostRows <= 3, `at most one row per hop, saw ${mostRows}`);
+      const cells = await rows.evaluateAll((trs) =>
+        trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => (td.textContent ?? '').trim())),
+      );
+      assert.deepEqual(cells, [
+        ['1', '192.0.2.1', 'gw.example.test', '0%', '3', '0.078 ms', '0.09 ms', '0.076 ms', '0.115 ms', '0.022 ms'],
+        ['2', '*', 'no answer', '100%', '3', '', '', '', '', ''],
+        ['3', '203.0.113.2', 'no name', '0%', '3', '0.092 ms', '0.098 ms', '0.092 ms', '0.108 ms', '0.009 ms'],
+      ]);
+      assert.equal(
+        await text(page, '#mtr-summary'),
+        'Reached 203.0.113.2 in 3 hops. 0% loss at the destination. One hop never answered.',
+      );
+      assert.equal(await page.locator('#mtr-summary.verdict.good').count(), 1);
+      assert.equal(
+        await page.locator('.code code').textContent(),
+        `curl -N '${base}/api/v1/mtr?host=${MTR_TARGET}&count=3'`,
+      );
+      assert.equal(await page.locator('nav a[aria-current="page"]').textContent(), 'MTR');
+      await checkPage(watched, `mtr-${width}`);
+    }
   });
 });

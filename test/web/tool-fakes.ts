@@ -1,8 +1,8 @@
 // Local stand-ins for everything the tool pages' API calls reach: one fake DNS server (the DNS
 // tool's records, the mail check's domains, the DNSBL zones, the names of the TLS and WHOIS servers, PTR names for
 // traceroute), a fake WHOIS server, a TLS server with certificates from a test CA (and an SMTP one with STARTTLS), an HTTP and an HTTPS site, and a fake
-// spawner whose ping and traceroute print one line every LINE_GAP_MS, so a page can be watched
-// growing event by event.
+// spawner whose ping and traceroute print one line every LINE_GAP_MS (MTR a captured round), so a
+// page can be watched growing event by event.
 import { generateKeyPairSync } from 'node:crypto';
 import http from 'node:http';
 import http2 from 'node:http2';
@@ -11,6 +11,7 @@ import tls from 'node:tls';
 import type { Answer } from 'dns-packet';
 import type { AppDeps } from '../../src/app.ts';
 import { formatServer } from '../../src/dns/servers.ts';
+import { loadCapturedOutputs } from '../support/captured-output.ts';
 import { type FakeDnsServer, recordsHandler, startFakeDnsServer } from '../support/fake-dns-server.ts';
 import { createFakeSpawner, type FakeChild } from '../support/fake-spawner.ts';
 import { startFakeStarttlsServer } from '../support/fake-starttls-server.ts';
@@ -117,6 +118,25 @@ export const TRACE_LINES = [
   ' 3  198.51.100.7  1.204 ms',
   ' 4  127.0.0.1  0.028 ms',
 ];
+
+/**
+ * The MTR run: `mtr --raw` captured across the test namespaces (test/fixtures/mtr/ipv4-silent-hop,
+ * 3 rounds to 203.0.113.2: hop 1 192.0.2.1, hop 2 silent, hop 3 the destination).
+ */
+export const MTR_CAPTURE = 'ipv4-silent-hop';
+export const MTR_TARGET = '203.0.113.2';
+
+/** The capture's raw lines cut into rounds (a round starts where a probe goes out to the first hop, `x 0`). */
+function mtrRounds(): string[][] {
+  const capture = loadCapturedOutputs('mtr').find((entry) => entry.scenario === MTR_CAPTURE);
+  if (!capture) throw new Error(`no mtr capture ${MTR_CAPTURE}`);
+  const rounds: string[][] = [];
+  for (const line of capture.stdout.split('\n').filter(Boolean)) {
+    if (line.startsWith('x 0 ') || rounds.length === 0) rounds.push([]);
+    rounds.at(-1)?.push(line);
+  }
+  return rounds;
+}
 
 /** Prints the lines one every LINE_GAP_MS (the first at once), then the end, then exits 0. */
 function printSlowly(lines: string[], end: string) {
@@ -237,6 +257,12 @@ export async function startToolFakes() {
       child.stderr('ping: connect: Network is unreachable\n');
       child.exit(2);
     } else if (child.command === 'ping') printSlowly(PING_LINES, PING_END)(child);
+    // MTR: one captured round every LINE_GAP_MS, so the page shows each hop's row change in place.
+    else if (child.command === 'mtr')
+      printSlowly(
+        mtrRounds().map((round) => round.join('\n')),
+        '',
+      )(child);
     else printSlowly(TRACE_LINES, '')(child);
   });
 

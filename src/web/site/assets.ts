@@ -75,6 +75,7 @@ export function createAssetStore(): AssetStore {
     'json-tools.js',
     'ping.js',
     'traceroute.js',
+    'mtr.js',
     'docs.js',
     'icon.svg',
   ]) {

@@ -153,7 +153,7 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
   app.get('/tools', pageRoute(), (_request, reply) =>
     page(reply, {
       title: 'Network tools · netinfo',
-      description: 'DNS, WHOIS, SSL, blacklist, ping and traceroute, each a page over the public API.',
+      description: 'DNS, WHOIS, SSL, blacklist, mail, HTTP, ping, traceroute and MTR, each a page over the public API.',
       active: 'tools',
       attribution: '',
       main: renderToolList(TOOLS),

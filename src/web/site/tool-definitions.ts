@@ -1,5 +1,8 @@
 import { API_RECORD_TYPES } from '../../dns/route.ts';
+import { MTR_DEFAULT_COUNT, MTR_MAX_COUNT, MTR_MIN_COUNT } from '../../probes/mtr/route.ts';
 import { PING_DEFAULT_COUNT, PING_MAX_COUNT, PING_MIN_COUNT } from '../../probes/ping/route.ts';
+import { TCP_PING_DEFAULT_PORT } from '../../probes/ping/tcp-session.ts';
+import { TRACEROUTE_DEFAULT_TCP_PORT } from '../../probes/traceroute/args.ts';
 import { STARTTLS_PROTOCOLS } from '../../tls/starttls-replies.ts';
 
 /** One control of a tool's form: its name in the page's URL and the API parameter it becomes. */
@@ -24,26 +27,31 @@ export interface ToolField {
   readonly hint?: string;
   /** A short control (record type, count) beside the main one. */
   readonly narrow?: boolean;
+  /**
+   * Used only while another field has a given value (a port only for protocol=tcp): otherwise the
+   * field is hidden and disabled, and its value is neither in the page's URL nor sent to the API.
+   */
+  readonly onlyWith?: { readonly field: string; readonly value: string };
 }
 
 export interface ToolDefinition {
-  readonly key: 'dns' | 'whois' | 'ssl' | 'blacklist' | 'mail' | 'http' | 'ping' | 'traceroute';
+  readonly key: 'dns' | 'whois' | 'ssl' | 'blacklist' | 'mail' | 'http' | 'ping' | 'traceroute' | 'mtr';
   readonly path: string;
   /** The `<h1>` and the start of the `<title>`. */
   readonly heading: string;
   /** One sentence for the page's lead, its meta description and the /tools list. */
   readonly summary: string;
   readonly api: string;
-  /** Server-Sent Events (ping, traceroute) rather than one JSON answer. */
+  /** Server-Sent Events (ping, traceroute, MTR) rather than one JSON answer. */
   readonly stream: boolean;
-  /** The page's module: json-tools.js runs the JSON tools, ping.js and traceroute.js the streams (all over tool.js). */
-  readonly script: 'json-tools.js' | 'ping.js' | 'traceroute.js';
+  /** The page's module: json-tools.js runs the JSON tools, ping.js, traceroute.js and mtr.js the streams (all over tool.js). */
+  readonly script: 'json-tools.js' | 'ping.js' | 'traceroute.js' | 'mtr.js';
   readonly submit: string;
   readonly fields: readonly ToolField[];
 }
 
 /** The tool pages, in the order of the navigation. Each is a view of one public API endpoint. */
-/** The host of the two probes (ping, traceroute): a name or an address, resolved by the API. */
+/** The host of the probes (ping, traceroute, MTR): a name or an address, resolved by the API. */
 const PROBE_HOST_FIELD: ToolField = {
   name: 'host',
   api: 'host',
@@ -240,7 +248,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     key: 'ping',
     path: '/tools/ping',
     heading: 'Ping',
-    summary: 'Round-trip times to a host from this server, live, one echo request a second.',
+    summary:
+      'Round-trip times to a host from this server, live, one a second: ICMP echo requests, or TCP connects to a port.',
     api: '/api/v1/ping',
     stream: true,
     script: 'ping.js',
@@ -258,6 +267,29 @@ export const TOOLS: readonly ToolDefinition[] = [
         max: PING_MAX_COUNT,
         narrow: true,
       },
+      {
+        name: 'protocol',
+        api: 'protocol',
+        label: 'Protocol',
+        kind: 'select',
+        required: false,
+        options: ['', 'tcp'],
+        optionLabels: { '': 'ICMP', tcp: 'TCP' },
+        defaultValue: '',
+        narrow: true,
+      },
+      {
+        name: 'port',
+        api: 'port',
+        label: 'TCP port',
+        kind: 'number',
+        required: false,
+        defaultValue: String(TCP_PING_DEFAULT_PORT),
+        min: 1,
+        max: 65535,
+        narrow: true,
+        onlyWith: { field: 'protocol', value: 'tcp' },
+      },
     ],
   },
   {
@@ -269,6 +301,56 @@ export const TOOLS: readonly ToolDefinition[] = [
     stream: true,
     script: 'traceroute.js',
     submit: 'Trace',
-    fields: [PROBE_HOST_FIELD],
+    fields: [
+      PROBE_HOST_FIELD,
+      {
+        name: 'protocol',
+        api: 'protocol',
+        label: 'Protocol',
+        kind: 'select',
+        required: false,
+        options: ['', 'icmp', 'tcp'],
+        optionLabels: { '': 'UDP', icmp: 'ICMP', tcp: 'TCP' },
+        defaultValue: '',
+        narrow: true,
+      },
+      {
+        name: 'port',
+        api: 'port',
+        label: 'TCP port',
+        kind: 'number',
+        required: false,
+        defaultValue: String(TRACEROUTE_DEFAULT_TCP_PORT),
+        min: 1,
+        max: 65535,
+        narrow: true,
+        onlyWith: { field: 'protocol', value: 'tcp' },
+      },
+    ],
+  },
+  {
+    key: 'mtr',
+    path: '/tools/mtr',
+    heading: 'MTR',
+    summary:
+      'Traceroute and ping in one: every hop between this server and a host with its loss and round-trip times, updated live round by round.',
+    api: '/api/v1/mtr',
+    stream: true,
+    script: 'mtr.js',
+    submit: 'Run MTR',
+    fields: [
+      PROBE_HOST_FIELD,
+      {
+        name: 'count',
+        api: 'count',
+        label: 'Rounds',
+        kind: 'number',
+        required: false,
+        defaultValue: String(MTR_DEFAULT_COUNT),
+        min: MTR_MIN_COUNT,
+        max: MTR_MAX_COUNT,
+        narrow: true,
+      },
+    ],
   },
 ];

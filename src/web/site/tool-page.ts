@@ -8,10 +8,19 @@ export function fieldValue(field: ToolField, query: Record<string, unknown>): st
   return value === '' ? (field.defaultValue ?? '') : value;
 }
 
+/** Whether a field is in use with this URL (a field `onlyWith` another's value is not while that value is not chosen). */
+export function isActive(tool: ToolDefinition, field: ToolField, query: Record<string, unknown>): boolean {
+  if (!field.onlyWith) return true;
+  const { field: name, value } = field.onlyWith;
+  const other = tool.fields.find((candidate) => candidate.name === name);
+  return other !== undefined && fieldValue(other, query) === value;
+}
+
 /** The API call a page with this URL makes (what the browser's script fetches, and the no-script link). */
 export function apiPathFor(tool: ToolDefinition, query: Record<string, unknown>): string {
   const parameters = new URLSearchParams();
   for (const field of tool.fields) {
+    if (!isActive(tool, field, query)) continue;
     const value = fieldValue(field, query);
     if (value !== '') parameters.set(field.api, value);
   }
@@ -31,9 +40,9 @@ function selectOption(field: ToolField, option: string, value: string): string {
     : `<option value="${e(option)}"${selected}>${e(label)}</option>`;
 }
 
-function control(field: ToolField, value: string): string {
+function control(field: ToolField, value: string, active: boolean): string {
   const id = `tool-${field.name}`;
-  const common = `id="${id}" name="${e(field.name)}" data-api-name="${e(field.api)}" data-default="${e(field.defaultValue ?? '')}"${field.required ? ' required' : ''}${field.hint ? ` aria-describedby="${id}-hint"` : ''}`;
+  const common = `id="${id}" name="${e(field.name)}" data-api-name="${e(field.api)}" data-default="${e(field.defaultValue ?? '')}"${field.required ? ' required' : ''}${active ? '' : ' disabled'}${field.hint ? ` aria-describedby="${id}-hint"` : ''}`;
   if (field.kind === 'select') {
     const options = field.options ?? [];
     // A value the list does not hold (a hand-edited URL) stays selected, so the API's 400 says why.
@@ -52,10 +61,14 @@ function control(field: ToolField, value: string): string {
  */
 export function renderToolPage(tool: ToolDefinition, query: Record<string, unknown>): string {
   const fields = tool.fields
-    .map(
-      (field) =>
-        `<div class="field${field.narrow ? ' narrow' : ''}"><label for="tool-${field.name}">${e(field.label)}</label>${control(field, fieldValue(field, query))}</div>`,
-    )
+    .map((field) => {
+      const active = isActive(tool, field, query);
+      // tool.js shows and enables the field when the other field takes the value (the server, from the URL).
+      const only = field.onlyWith
+        ? ` data-only-with="${e(field.onlyWith.field)}" data-only-value="${e(field.onlyWith.value)}"${active ? '' : ' hidden'}`
+        : '';
+      return `<div class="field${field.narrow ? ' narrow' : ''}"${only}><label for="tool-${field.name}">${e(field.label)}</label>${control(field, fieldValue(field, query), active)}</div>`;
+    })
     .join('\n');
   // Under the form, not in its row: a hint inside a field would push the row's controls out of line.
   const hints = tool.fields
@@ -84,6 +97,7 @@ ${hints}${noScript}
 export function toolTitle(tool: ToolDefinition, query: Record<string, unknown>): string {
   const subject = isComplete(tool, query)
     ? tool.fields
+        .filter((field) => isActive(tool, field, query))
         .map((field) => fieldValue(field, query))
         .filter((value) => value !== '')
         .join(' ')

@@ -1,5 +1,7 @@
 // The ping page: reads /api/v1/ping's events as they arrive and grows a latency chart (an SVG drawn
 // here: x the request number, y the round trip), a table of replies and, at the end, the summary.
+// With protocol=tcp each request is a TCP connect: a reply has no TTL ("—"), and a connect that
+// failed says why (refused, unreachable, timeout).
 import {
   apiCallCard,
   card,
@@ -81,7 +83,7 @@ function drawChart(chart, results, count) {
   for (const timeout of lost) {
     const cx = x(timeout.seq);
     const mark = svg('path', { class: 'lost', d: `M${cx - 6},${PAD.top - 6} h12 l-6,10 z` });
-    mark.append(svg('title', {}, `Request ${timeout.seq}: no reply`));
+    mark.append(svg('title', {}, `Request ${timeout.seq}: ${TCP_FAILURES[timeout.reason]?.badge ?? 'no reply'}`));
     parts.push(mark, svg('line', { class: 'lost-line', x1: cx, x2: cx, y1: PAD.top + 4, y2: PAD.top + plotHeight }));
   }
   chart.replaceChildren(...parts);
@@ -99,6 +101,13 @@ const HEADINGS = [
   { text: 'TTL', class: 'num' },
 ];
 
+/** A TCP connect that failed: its badge and why, by the API's reason. */
+const TCP_FAILURES = {
+  refused: { badge: 'refused', why: 'Refused: the host answered with a reset (nothing listens on the port).' },
+  unreachable: { badge: 'unreachable', why: 'Unreachable: an ICMP error or no route stopped the connect.' },
+  timeout: { badge: 'timeout', why: 'Timeout: no answer to the connect within 2 s.' },
+};
+
 function resultRow(event) {
   if (event.type === 'reply') {
     return h(
@@ -108,18 +117,27 @@ function resultRow(event) {
       h('td', {}, h('span', { class: 'badge good' }, event.late ? 'late reply' : 'reply')),
       h('td', { class: 'mono' }, event.ip),
       h('td', { class: 'num' }, ms(event.time_ms)),
-      h('td', { class: 'num' }, String(event.ttl)),
+      // A TCP connect has no TTL to read: the API sends null.
+      h(
+        'td',
+        { class: 'num' },
+        event.ttl === null
+          ? h('span', { class: 'unknown', title: 'no TTL for a TCP connect' }, '—')
+          : String(event.ttl),
+      ),
     );
   }
-  const why =
-    event.reason === 'icmp_error'
+  const tcp = TCP_FAILURES[event.reason];
+  const why = tcp
+    ? tcp.why
+    : event.reason === 'icmp_error'
       ? `${event.message ?? 'ICMP error'}${event.from ? ` from ${event.from}` : ''}`
       : 'no reply';
   return h(
     'tr',
-    { class: 'lost-row' },
+    { class: 'lost-row', 'data-reason': event.reason },
     h('td', { class: 'num' }, String(event.seq)),
-    h('td', {}, h('span', { class: 'badge bad' }, 'lost')),
+    h('td', {}, h('span', { class: 'badge bad' }, tcp ? tcp.badge : 'lost')),
     h('td', { colspan: 3, 'data-label': 'Why' }, why),
   );
 }
@@ -143,6 +161,8 @@ function summaryLine(done) {
 
 async function runPing({ form, apiPath, result, status, signal }) {
   const count = Number(form.elements.namedItem('count')?.value) || 4;
+  const port =
+    form.elements.namedItem('protocol')?.value === 'tcp' ? form.elements.namedItem('port')?.value || '443' : null;
   const events = [];
   const results = [];
   const chart = svg('svg', {
@@ -168,7 +188,11 @@ async function runPing({ form, apiPath, result, status, signal }) {
     events.push(event);
     updateRawJson(api, events);
     if (event.type === 'start') {
-      heading.textContent = `Pinging ${event.host}${event.host === event.resolved_ip ? '' : ` (${event.resolved_ip})`} with ${count} ${count === 1 ? 'request' : 'requests'}, one a second.`;
+      const target = `${event.host}${event.host === event.resolved_ip ? '' : ` (${event.resolved_ip})`}`;
+      heading.textContent =
+        port === null
+          ? `Pinging ${target} with ${count} ${count === 1 ? 'request' : 'requests'}, one a second.`
+          : `Connecting to ${target} on TCP port ${port}, ${count} ${count === 1 ? 'time' : 'times'}, one a second; each time is the connect's.`;
     } else if (event.type === 'reply' || event.type === 'timeout') {
       // A late reply replaces the timeout sent for its request.
       const earlier = results.findIndex((known) => known.seq === event.seq);

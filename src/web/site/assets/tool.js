@@ -1,7 +1,7 @@
 // The tool pages. The form's state is the URL: submitting pushes the parameters into the address bar
 // and runs the tool, opening a URL with parameters runs it at once, Back and Forward rerun it. What
 // a page shows is the public API's answer, fetched from this browser like any client would, with the
-// curl command for the same call and the raw JSON beside it. ping.js and traceroute.js import the
+// curl command for the same call and the raw JSON beside it. ping.js, traceroute.js and mtr.js import the
 // helpers, as does json-tools.js (DNS, WHOIS, SSL, blacklist, mail, HTTP): this module only provides them.
 
 /** An element with attributes (`class`, `data-*`, ...) and children (strings become text, null is skipped). */
@@ -178,7 +178,8 @@ export function readForm(form) {
   const api = new URLSearchParams();
   for (const control of form.querySelectorAll('[name][data-api-name]')) {
     const value = control.value.trim();
-    if (value === '') continue;
+    // A field not in use (a port while the protocol is not TCP) is disabled: neither in the URL nor sent.
+    if (value === '' || control.disabled) continue;
     page.set(control.name, value);
     api.set(control.dataset.apiName, value);
   }
@@ -198,6 +199,17 @@ function fillForm(form, parameters) {
     }
     control.value = value;
   }
+  applyConditions(form);
+}
+
+/** Shows and enables each field used only with another's value (data-only-with), hides and disables it otherwise. */
+function applyConditions(form) {
+  for (const field of form.querySelectorAll('[data-only-with]')) {
+    const other = form.elements.namedItem(field.dataset.onlyWith);
+    const active = other?.value === field.dataset.onlyValue;
+    field.hidden = !active;
+    for (const control of field.querySelectorAll('input, select')) control.disabled = !active;
+  }
 }
 
 function isComplete(form) {
@@ -216,6 +228,8 @@ export function startTool(run) {
   const status = document.getElementById('tool-status');
   if (!form || !result || !status) return;
   let controller = null;
+  applyConditions(form);
+  form.addEventListener('change', () => applyConditions(form));
   const go = () => {
     controller?.abort();
     controller = new AbortController();

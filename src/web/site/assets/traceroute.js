@@ -128,7 +128,16 @@ async function locateHops(rows, batchCard, notes, signal) {
     );
 }
 
-async function runTraceroute({ apiPath, result, status, signal }) {
+/** How the probes go out, in words, from the form (UDP unless ICMP or TCP is chosen). */
+function probesInWords(form) {
+  const protocol = form.elements.namedItem('protocol')?.value;
+  if (protocol === 'icmp') return 'ICMP echo requests';
+  if (protocol === 'tcp') return `TCP SYNs to port ${form.elements.namedItem('port')?.value || '80'}`;
+  return 'UDP datagrams';
+}
+
+async function runTraceroute({ form, apiPath, result, status, signal }) {
+  const probes = probesInWords(form);
   const events = [];
   const heading = h('p', { class: 'hint' }, 'Starting…');
   const hops = table('Hops', HEADINGS, [], { id: 'hops' });
@@ -145,7 +154,7 @@ async function runTraceroute({ apiPath, result, status, signal }) {
     events.push(event);
     updateRawJson(api, events);
     if (event.type === 'start') {
-      heading.textContent = `Route to ${event.host}${event.host === event.resolved_ip ? '' : ` (${event.resolved_ip})`}, as the hops answer.`;
+      heading.textContent = `Route to ${event.host}${event.host === event.resolved_ip ? '' : ` (${event.resolved_ip})`} with ${probes}, as the hops answer.`;
     } else if (event.type === 'hop') {
       rows?.append(labelCells(hopRow(event), HEADINGS));
       say(status, `Hop ${event.hop}…`, true);
