@@ -130,7 +130,9 @@ export function createHttpChecker(options: HttpCheckerOptions): HttpChecker {
       const redirects: HttpCheckResult['redirects'] = [];
       let target = first;
       for (;;) {
-        const hopStarted = clock();
+        // The first hop starts with the check: `redirect` (the time before the final hop) is then 0
+        // exactly, not the few microseconds between two clock reads.
+        const hopStarted = redirects.length === 0 ? started : clock();
         const address = await resolveHop(target, redirects.length === 0, signal);
         const resolved = clock();
         const answer: ExchangeResult = await exchange(target, address, {
