@@ -65,7 +65,8 @@ export interface HttpCheckerOptions {
 }
 
 export interface HttpChecker {
-  check(target: CheckTarget, method: 'GET' | 'HEAD'): Promise<HttpCheckResult>;
+  /** `abandoned`: the caller left; the check stops at once (sockets closed) rather than at its time limit. */
+  check(target: CheckTarget, method: 'GET' | 'HEAD', abandoned?: AbortSignal): Promise<HttpCheckResult>;
 }
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
@@ -124,8 +125,9 @@ export function createHttpChecker(options: HttpCheckerOptions): HttpChecker {
   }
 
   return {
-    async check(first, method) {
-      const signal = AbortSignal.timeout(options.timeoutMs);
+    async check(first, method, abandoned) {
+      const timeLimit = AbortSignal.timeout(options.timeoutMs);
+      const signal = abandoned === undefined ? timeLimit : AbortSignal.any([timeLimit, abandoned]);
       const started = clock();
       const redirects: HttpCheckResult['redirects'] = [];
       let target = first;

@@ -121,7 +121,14 @@ export function exchange(target: CheckTarget, address: string, options: Exchange
         download: end - marks.headers,
       });
     };
-    const onAbort = () => fail(phase, `${TIMED_OUT[phase]} within ${options.timeoutMs} ms`);
+    // The time limit (a TimeoutError), or the caller leaving (the route aborts: nobody reads this).
+    const onAbort = () =>
+      fail(
+        phase,
+        (signal.reason as Error | undefined)?.name === 'TimeoutError'
+          ? `${TIMED_OUT[phase]} within ${options.timeoutMs} ms`
+          : 'stopped: the caller left',
+      );
     signal.addEventListener('abort', onAbort, { once: true });
 
     /** Counts body bytes up to the cap; the caller calls `end` when the body is complete. */

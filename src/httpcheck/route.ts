@@ -146,16 +146,25 @@ export function registerHttpCheckRoute(app: FastifyInstance, checker: HttpChecke
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const parsed = parseCheckUrl(request.query.url, ports);
       if (!parsed.ok) throw apiErrors.invalidParameter('url', parsed.reason);
+      // A caller who leaves mid-check (its connection closes before the answer is written) should
+      // not keep the target's connection open until the time limit.
+      const left = new AbortController();
+      const onClose = () => {
+        if (!reply.raw.writableFinished) left.abort();
+      };
+      reply.raw.once('close', onClose);
       try {
-        return await checker.check(parsed.target, request.query.method ?? 'GET');
+        return await checker.check(parsed.target, request.query.method ?? 'GET', left.signal);
       } catch (error) {
         if (error instanceof HttpCheckRefusal) throw apiErrors.invalidParameter('url', error.message);
         if (error instanceof HttpCheckError)
           throw apiErrors.httpCheckFailed(parsed.target.url.href, error.phase, error.message);
         throw error;
+      } finally {
+        reply.raw.off('close', onClose);
       }
     },
   );

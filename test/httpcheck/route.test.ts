@@ -460,3 +460,39 @@ describe('GET /api/v1/http', { skip }, () => {
     assert.equal(Number(again.headers['x-ratelimit-remaining']), first - 1);
   });
 });
+
+describe('GET /api/v1/http when the caller leaves', () => {
+  it('closes the connection to the target at once, not at the time limit', async (t) => {
+    // A server that takes the connection and never answers.
+    const opened: net.Socket[] = [];
+    let closedAt = 0;
+    const silent = net.createServer((socket) => {
+      opened.push(socket);
+      socket.resume(); // reads (and drops) the request, so the close is seen
+      socket.on('close', () => {
+        closedAt = performance.now();
+      });
+    });
+    silent.listen(0, '127.0.0.1');
+    await new Promise((resolve) => silent.once('listening', resolve));
+    t.after(() => silent.close());
+    const port = (silent.address() as net.AddressInfo).port;
+    const app = await buildTestApp({ ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', HTTP_CHECK_TIMEOUT_MS: '10000' });
+    t.after(() => app.close());
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port: appPort } = app.server.address() as net.AddressInfo;
+
+    const caller = new AbortController();
+    const asked = fetch(`http://127.0.0.1:${appPort}/api/v1/http?url=http://127.0.0.1:${port}/`, {
+      signal: caller.signal,
+    }).catch(() => 'left');
+    while (opened.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    const leftAt = performance.now();
+    caller.abort();
+    assert.equal(await asked, 'left');
+    while (closedAt === 0 && performance.now() - leftAt < 5_000)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.ok(closedAt > 0, 'the target connection was still open 5 s after the caller left');
+    assert.ok(closedAt - leftAt < 2_000, `closed ${closedAt - leftAt} ms after the caller left`);
+  });
+});
