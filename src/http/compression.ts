@@ -1,5 +1,6 @@
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { hookList } from './route-config.ts';
 
 /**
  * Answers smaller than this are sent as they are (measured on /api/v1/json, docs/performance.md):
@@ -94,7 +95,6 @@ export function registerCompression(
   const step = compressAnswer(options.threshold);
   app.addHook('onRoute', (route: RouteOptions) => {
     if (options.uncompressed(route.url)) return;
-    const existing = route.onSend;
-    route.onSend = existing === undefined ? [step] : [...(Array.isArray(existing) ? existing : [existing]), step];
+    route.onSend = [...hookList(route.onSend), step];
   });
 }

@@ -32,6 +32,15 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * A route's hooks of one kind as a list (a route option may hold one function, a list, or none), so
+ * an `onRoute` hook can add its own to the route's: `route.onSend = [...hookList(route.onSend), step]`.
+ */
+export function hookList<T>(hooks: T | T[] | undefined): T[] {
+  if (hooks === undefined) return [];
+  return Array.isArray(hooks) ? hooks : [hooks];
+}
+
 /** The option of a route outside /api/v1 that counts like an API request. */
 export const RATE_LIMITED = { rateLimited: true } as const;
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { ApiError, apiErrors } from '../http/errors.ts';
-import '../http/route-config.ts';
+import { hookList } from '../http/route-config.ts';
 import { type Caller, type CallerResolver, publicCaller } from './caller.ts';
 import type { RateLimitDecision, RateLimiter } from './limiter.ts';
 import { isPromise, type MaybePromise } from './maybe-async.ts';
@@ -213,11 +213,6 @@ export function registerRateLimiting(
     if (request.is404) limit(request, reply, done);
     else done();
   });
-}
-
-function hookList<T>(hooks: T | T[] | undefined): T[] {
-  if (hooks === undefined) return [];
-  return Array.isArray(hooks) ? hooks : [hooks];
 }
 
 interface Identified {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest, onResponseHookHandler, onSendHookHandler } from 'fastify';
-import '../http/route-config.ts';
+import { hookList } from '../http/route-config.ts';
 import type { CounterFamily, CounterSeries, HistogramFamily, HistogramSeries } from './series.ts';
 
 /** One route's children: the histogram's, and the counter's by method and status as they appear. */
@@ -34,9 +34,6 @@ declare module 'fastify' {
     metricsStartedAt: number;
   }
 }
-
-type Hooks<T> = T | T[] | undefined;
-const hookList = <T>(hooks: Hooks<T>): T[] => (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]);
 
 /**
  * netinfo_http_requests_total and netinfo_http_request_duration_seconds. The label is the route

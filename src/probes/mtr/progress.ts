@@ -86,13 +86,10 @@ export function createMtrProgress(options: { destination: string; maxHops: numbe
     const answeredOfSettled = Math.min(received, settled);
     const loss = settled === 0 ? 0 : round(((settled - answeredOfSettled) / settled) * 100, 2);
     const { times } = hop;
+    const counts = { hop: index + 1, ip: hop.ip, sent: hop.sent.length, received, loss };
     if (times.length === 0) {
       return {
-        hop: index + 1,
-        ip: hop.ip,
-        sent: hop.sent.length,
-        received,
-        loss,
+        ...counts,
         last_ms: null,
         avg_ms: null,
         best_ms: null,
@@ -105,11 +102,7 @@ export function createMtrProgress(options: { destination: string; maxHops: numbe
     const stdev =
       times.length < 2 ? 0 : Math.sqrt(times.reduce((sum, ms) => sum + (ms - avg) ** 2, 0) / (times.length - 1));
     return {
-      hop: index + 1,
-      ip: hop.ip,
-      sent: hop.sent.length,
-      received,
-      loss,
+      ...counts,
       last_ms: times.at(-1) ?? null,
       avg_ms: round(avg, 3),
       best_ms: Math.min(...times),

@@ -61,6 +61,29 @@ const PROBE_HOST_FIELD: ToolField = {
   placeholder: 'example.com',
 };
 
+/**
+ * A short select whose first choice, `''`, sends nothing, so the API's default applies (and links
+ * made before the option existed keep their meaning); `labels` are the words shown for each value.
+ */
+function optionalSelect(
+  name: string,
+  label: string,
+  options: readonly string[],
+  labels: Record<string, string>,
+): ToolField {
+  return {
+    name,
+    api: name,
+    label,
+    kind: 'select',
+    required: false,
+    options,
+    optionLabels: labels,
+    defaultValue: '',
+    narrow: true,
+  };
+}
+
 export const TOOLS: readonly ToolDefinition[] = [
   {
     key: 'dns',
@@ -92,17 +115,7 @@ export const TOOLS: readonly ToolDefinition[] = [
         defaultValue: 'A',
         narrow: true,
       },
-      {
-        name: 'dnssec',
-        api: 'dnssec',
-        label: 'DNSSEC',
-        kind: 'select',
-        required: false,
-        options: ['', 'true'],
-        optionLabels: { '': 'off', true: 'on' },
-        defaultValue: '',
-        narrow: true,
-      },
+      optionalSelect('dnssec', 'DNSSEC', ['', 'true'], { '': 'off', true: 'on' }),
     ],
   },
   {
@@ -154,28 +167,14 @@ export const TOOLS: readonly ToolDefinition[] = [
         max: 65535,
         narrow: true,
       },
-      {
-        name: 'starttls',
-        api: 'starttls',
-        label: 'STARTTLS',
-        kind: 'select',
-        required: false,
-        options: ['', ...STARTTLS_PROTOCOLS],
-        optionLabels: { '': 'none', smtp: 'SMTP', imap: 'IMAP', pop3: 'POP3', ftp: 'FTP' },
-        defaultValue: '',
-        narrow: true,
-      },
-      {
-        name: 'protocols',
-        api: 'protocols',
-        label: 'TLS versions',
-        kind: 'select',
-        required: false,
-        options: ['', 'true'],
-        optionLabels: { '': 'not tested', true: 'test each' },
-        defaultValue: '',
-        narrow: true,
-      },
+      optionalSelect('starttls', 'STARTTLS', ['', ...STARTTLS_PROTOCOLS], {
+        '': 'none',
+        smtp: 'SMTP',
+        imap: 'IMAP',
+        pop3: 'POP3',
+        ftp: 'FTP',
+      }),
+      optionalSelect('protocols', 'TLS versions', ['', 'true'], { '': 'not tested', true: 'test each' }),
     ],
   },
   {
@@ -267,17 +266,7 @@ export const TOOLS: readonly ToolDefinition[] = [
         max: PING_MAX_COUNT,
         narrow: true,
       },
-      {
-        name: 'protocol',
-        api: 'protocol',
-        label: 'Protocol',
-        kind: 'select',
-        required: false,
-        options: ['', 'tcp'],
-        optionLabels: { '': 'ICMP', tcp: 'TCP' },
-        defaultValue: '',
-        narrow: true,
-      },
+      optionalSelect('protocol', 'Protocol', ['', 'tcp'], { '': 'ICMP', tcp: 'TCP' }),
       {
         name: 'port',
         api: 'port',
@@ -303,17 +292,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     submit: 'Trace',
     fields: [
       PROBE_HOST_FIELD,
-      {
-        name: 'protocol',
-        api: 'protocol',
-        label: 'Protocol',
-        kind: 'select',
-        required: false,
-        options: ['', 'icmp', 'tcp'],
-        optionLabels: { '': 'UDP', icmp: 'ICMP', tcp: 'TCP' },
-        defaultValue: '',
-        narrow: true,
-      },
+      optionalSelect('protocol', 'Protocol', ['', 'icmp', 'tcp'], { '': 'UDP', icmp: 'ICMP', tcp: 'TCP' }),
       {
         name: 'port',
         api: 'port',
