@@ -19,6 +19,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { createSpawnTurns } from '../src/probes/spawn/spawn-turns.ts';
 import { recordsHandler, startFakeDnsServer } from '../test/support/fake-dns-server.ts';
+import { freePort } from '../test/support/free-port.ts';
 import { type ListeningProcess, startListeningProcess } from '../test/support/listening-process.ts';
 import { NO_DOWNLOADS_ENV } from '../test/support/no-downloads.ts';
 
@@ -27,7 +28,7 @@ const TICKS_PER_SECOND = 100; // USER_HZ of /proc/<pid>/stat on Linux
 
 type Server = ListeningProcess;
 
-function startServer(env: Record<string, string>): Promise<Server> {
+async function startServer(env: Record<string, string>): Promise<Server> {
   return startListeningProcess(
     process.execPath,
     ['bench/stream-server.ts'],
@@ -40,6 +41,8 @@ function startServer(env: Record<string, string>): Promise<Server> {
       RATE_LIMITS: 'public=1000000000/1000000000',
       STREAM_MAX_CONCURRENT: '2000',
       STREAM_MAX_PER_CLIENT: '2000',
+      // Metrics on, as in production, each server on a port of its own (`lines` runs two at once).
+      METRICS_PORT: String(await freePort()),
       ...env,
     },
     'inherit',
@@ -269,57 +272,85 @@ async function lineLatencies(url: string, streams: number, gapMs: number, sample
   }
 }
 
-async function scenarioLines(): Promise<void> {
-  const fakePing = path.join(repoRoot, 'bench', 'fake-ping.pl');
-  const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-  // The service as it runs (tools started by its spawn helper), and spawning from the server itself.
-  const servers = {
-    helper: await startServer({ BENCH_FAKE_PING: fakePing, BENCH_SPAWN: 'helper' }),
-    direct: await startServer({ BENCH_FAKE_PING: fakePing, BENCH_SPAWN: 'direct' }),
-  };
-  // Each stream: 10 lines 50 ms apart. Streams started together (a burst: every start falls among
-  // the others' lines), or arriving 10 ms apart (steadier traffic).
-  const cases: [string, number, number][] = [
-    ['1 stream', 1, 0],
-    ['20 streams started together', 20, 0],
-    ['200 streams started together', 200, 0],
-    ['200 streams arriving 10 ms apart', 200, 10],
-  ];
+/**
+ * Rounds of line-to-event latency cases (label, streams, ms between stream starts). Each round runs
+ * every case against the baseline (the fake tool read straight from this process, for the bursts)
+ * and against each server, interleaved, so the machine's noise falls on all alike; one table row per
+ * label at the end.
+ */
+async function latencyRounds(options: {
+  title: string;
+  rounds: number;
+  cases: readonly [string, number, number][];
+  readDirectly: (list: number[]) => Promise<void>;
+  servers: readonly { label: string; measure: (streams: number, gapMs: number, list: number[]) => Promise<void> }[];
+}): Promise<void> {
   const samples = new Map<string, number[]>();
   const add = (label: string) => {
     const list = samples.get(label) ?? [];
     samples.set(label, list);
     return list;
   };
-  try {
-    // Rounds interleave the baseline and both servers, so the machine's noise falls on all alike.
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const [label, streams, gapMs] of cases) {
-        const repeat = streams === 1 ? 20 : 1;
-        for (let i = 0; i < repeat; i++) {
-          if (gapMs === 0) {
-            const turns = createSpawnTurns();
-            const list = add(`baseline: the pipes alone, ${label}`);
-            await Promise.all(
-              Array.from({ length: streams }, async () => {
-                await turns.next();
-                await readFakePingDirectly(fakePing, list);
-              }),
-            );
-          }
-          await lineLatencies(servers.helper.url, streams, gapMs, add(`netinfo (spawn helper): ${label}`));
-          await lineLatencies(servers.direct.url, streams, gapMs, add(`netinfo (spawn in server): ${label}`));
+  for (let round = 0; round < options.rounds; round++) {
+    for (const [label, streams, gapMs] of options.cases) {
+      const repeat = streams === 1 ? 20 : 1;
+      for (let i = 0; i < repeat; i++) {
+        if (gapMs === 0) {
+          const turns = createSpawnTurns();
+          const list = add(`baseline: the pipes alone, ${label}`);
+          await Promise.all(
+            Array.from({ length: streams }, async () => {
+              await turns.next();
+              await options.readDirectly(list);
+            }),
+          );
         }
+        for (const server of options.servers) await server.measure(streams, gapMs, add(`${server.label}: ${label}`));
       }
     }
-  } finally {
-    await stopServer(servers.helper);
-    await stopServer(servers.direct);
   }
-  console.log(`\nlines: a line written by the tool -> its event at the client (target p99 < 10 ms), ${ROUNDS} rounds`);
+  console.log(`\n${options.title}, ${options.rounds} rounds`);
   console.table(
-    Object.fromEntries([...samples].sort(([a], [b]) => a.localeCompare(b)).map(([label, list]) => [label, row(list)])),
+    Object.fromEntries([...samples].sort(([x], [y]) => x.localeCompare(y)).map(([label, list]) => [label, row(list)])),
   );
+}
+
+async function scenarioLines(): Promise<void> {
+  const fakePing = path.join(repoRoot, 'bench', 'fake-ping.pl');
+  // The service as it runs (tools started by its spawn helper), and spawning from the server itself.
+  const helper = await startServer({ BENCH_FAKE_PING: fakePing, BENCH_SPAWN: 'helper' });
+  let direct: Server | undefined;
+  try {
+    // Started inside the try: if it fails, the first server is still stopped.
+    const spawnInServer = await startServer({ BENCH_FAKE_PING: fakePing, BENCH_SPAWN: 'direct' });
+    direct = spawnInServer;
+    // Each stream: 10 lines 50 ms apart. Streams started together (a burst: every start falls among
+    // the others' lines), or arriving 10 ms apart (steadier traffic).
+    await latencyRounds({
+      title: 'lines: a line written by the tool -> its event at the client (target p99 < 10 ms)',
+      rounds: Number(process.env.BENCH_ROUNDS ?? 3),
+      cases: [
+        ['1 stream', 1, 0],
+        ['20 streams started together', 20, 0],
+        ['200 streams started together', 200, 0],
+        ['200 streams arriving 10 ms apart', 200, 10],
+      ],
+      readDirectly: (list) => readFakePingDirectly(fakePing, list),
+      servers: [
+        {
+          label: 'netinfo (spawn helper)',
+          measure: (streams, gapMs, list) => lineLatencies(helper.url, streams, gapMs, list),
+        },
+        {
+          label: 'netinfo (spawn in server)',
+          measure: (streams, gapMs, list) => lineLatencies(spawnInServer.url, streams, gapMs, list),
+        },
+      ],
+    });
+  } finally {
+    await stopServer(helper);
+    if (direct !== undefined) await stopServer(direct);
+  }
 }
 
 /** The baseline of `concurrent`: the same pings run straight from this process, no HTTP. */
@@ -496,7 +527,6 @@ async function mtrLineLatencies(url: string, streams: number, gapMs: number, sam
 
 async function scenarioMtrLines(): Promise<void> {
   const fakeMtr = path.join(repoRoot, 'bench', 'fake-mtr.pl');
-  const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
   // A hop's first event waits for its PTR name (at most TRACEROUTE_HOSTNAME_WAIT_MS, 200 ms; this
   // bench's resolver is a closed port): 0 makes the figure the pipeline's alone, as ping's has no lookup.
   const server = await startServer({
@@ -504,45 +534,25 @@ async function scenarioMtrLines(): Promise<void> {
     BENCH_SPAWN: 'helper',
     TRACEROUTE_HOSTNAME_WAIT_MS: '0',
   });
-  // Each stream: 10 rounds 50 ms apart, one hop event each.
-  const cases: [string, number, number][] = [
-    ['1 stream', 1, 0],
-    ['20 streams started together', 20, 0],
-    ['100 streams started together', 100, 0],
-    ['100 streams arriving 10 ms apart', 100, 10],
-  ];
-  const samples = new Map<string, number[]>();
-  const add = (label: string) => {
-    const list = samples.get(label) ?? [];
-    samples.set(label, list);
-    return list;
-  };
   try {
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const [label, streams, gapMs] of cases) {
-        const repeat = streams === 1 ? 20 : 1;
-        for (let i = 0; i < repeat; i++) {
-          if (gapMs === 0) {
-            const turns = createSpawnTurns();
-            const list = add(`baseline: the pipes alone, ${label}`);
-            await Promise.all(
-              Array.from({ length: streams }, async () => {
-                await turns.next();
-                await readFakeMtrDirectly(fakeMtr, list);
-              }),
-            );
-          }
-          await mtrLineLatencies(server.url, streams, gapMs, add(`netinfo: ${label}`));
-        }
-      }
-    }
+    // Each stream: 10 rounds 50 ms apart, one hop event each.
+    await latencyRounds({
+      title: 'mtr-lines: an mtr reply line -> its hop event at the client (target p99 < 10 ms)',
+      rounds: Number(process.env.BENCH_ROUNDS ?? 3),
+      cases: [
+        ['1 stream', 1, 0],
+        ['20 streams started together', 20, 0],
+        ['100 streams started together', 100, 0],
+        ['100 streams arriving 10 ms apart', 100, 10],
+      ],
+      readDirectly: (list) => readFakeMtrDirectly(fakeMtr, list),
+      servers: [
+        { label: 'netinfo', measure: (streams, gapMs, list) => mtrLineLatencies(server.url, streams, gapMs, list) },
+      ],
+    });
   } finally {
     await stopServer(server);
   }
-  console.log(`\nmtr-lines: an mtr reply line -> its hop event at the client (target p99 < 10 ms), ${ROUNDS} rounds`);
-  console.table(
-    Object.fromEntries([...samples].sort(([a], [b]) => a.localeCompare(b)).map(([label, list]) => [label, row(list)])),
-  );
 }
 
 const MTR_COUNT = 3;
