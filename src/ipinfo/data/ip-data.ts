@@ -224,7 +224,7 @@ export async function loadIpData(options: IpDataOptions, previous?: IpData): Pro
     const feed = FEED_OF[source.id];
     if (feed === undefined || !feeds.names.has(feed) || options.feedsOff?.includes(source.id)) continue;
     const at = manifest.sources[source.id]?.installedAt;
-    if (at !== undefined && (await identity(path.join(paths.downloads, source.file))) !== 'missing') {
+    if (at !== undefined && feeds.files.has(source.id)) {
       ages.push({ source: source.id, kind: 'downloaded', at, origin: 'downloaded' });
     }
   }
@@ -273,12 +273,12 @@ async function loadFeeds(
   previous: IpData | undefined,
   parts: Map<string, unknown>,
   problems: string[],
-): Promise<{ feeds: SecurityFeeds; names: ReadonlySet<FeedName>; sources: readonly SourceFacts[] }> {
+): Promise<{ feeds: SecurityFeeds; names: ReadonlySet<FeedName>; sources: readonly SourceFacts[]; files: ReadonlySet<SourceId> }> {
   const files = SOURCES.filter((source) => FEED_OF[source.id] !== undefined && !off.includes(source.id));
   const identities = await Promise.all(files.map((source) => identity(path.join(downloads, source.file))));
   const key = `feeds|${identities.join('|')}`;
   const reused = previous?.parts.get(key) as
-    | { feeds: SecurityFeeds; names: ReadonlySet<FeedName>; sources: readonly SourceFacts[] }
+    | { feeds: SecurityFeeds; names: ReadonlySet<FeedName>; sources: readonly SourceFacts[]; files: ReadonlySet<SourceId> }
     | undefined;
   if (reused !== undefined) {
     parts.set(key, reused);
@@ -287,6 +287,8 @@ async function loadFeeds(
   const cidrs: Record<'tor' | 'vpn' | 'datacenter' | 'proxy', Cidr[][]> = { tor: [], vpn: [], datacenter: [], proxy: [] };
   const asns: Record<'vpn-asn' | 'datacenter-asn', number[][]> = { 'vpn-asn': [], 'datacenter-asn': [] };
   const names = new Set<FeedName>();
+  /** The feed files present, by source: what /readyz gives an age for. */
+  const present = new Set<SourceId>(files.filter((_, index) => identities[index] !== 'missing').map((source) => source.id));
   const facts = new Map<FeedName, { updatedAt: number | null; entries: number }>();
   const note = (feed: FeedName, file: string, entries: number) => {
     // The file's identity holds its modification time: when the updater installed it.
@@ -328,7 +330,7 @@ async function loadFeeds(
     datacenterAsns: asns['datacenter-asn'].flat(),
   };
   const sources = [...facts].map(([source, { updatedAt, entries }]) => ({ source, updatedAt, entries }));
-  const result = { feeds: buildSecurityFeeds(data), names, sources };
+  const result = { feeds: buildSecurityFeeds(data), names, sources, files: present };
   parts.set(key, result);
   return result;
 }
