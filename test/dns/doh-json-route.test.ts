@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Answer } from 'dns-packet';
-import { formatServer } from '../../src/dns/servers.ts';
-import { buildTestApp } from '../support/app.ts';
-import { type FakeDnsServer, recordsHandler, startFakeDnsServer } from '../support/fake-dns-server.ts';
+import type { buildTestApp } from '../support/app.ts';
+import { startDnsRouteApps } from '../support/dns-route-apps.ts';
 
 /**
  * /api/v1/dns-json against a local fake DNS server: the schema of Google's and Cloudflare's DoH
@@ -42,27 +41,14 @@ function shapeOf(value: unknown): unknown {
 }
 
 describe('GET /api/v1/dns-json', () => {
-  let dns: FakeDnsServer;
-  let failing: FakeDnsServer;
   let app: Awaited<ReturnType<typeof buildTestApp>>;
   let failingApp: Awaited<ReturnType<typeof buildTestApp>>;
+  let close: () => Promise<void>;
 
   before(async () => {
-    dns = await startFakeDnsServer(recordsHandler(records));
-    failing = await startFakeDnsServer((question) =>
-      question.name.startsWith('slow')
-        ? 'drop'
-        : { rcode: question.name.startsWith('refused') ? 'REFUSED' : 'SERVFAIL' },
-    );
-    app = await buildTestApp({ DNS_SERVERS: formatServer(dns.server) });
-    failingApp = await buildTestApp({ DNS_SERVERS: formatServer(failing.server), DNS_TIMEOUT_MS: '100' });
+    ({ app, failingApp, close } = await startDnsRouteApps(records));
   });
-  after(async () => {
-    await app.close();
-    await failingApp.close();
-    await dns.close();
-    await failing.close();
-  });
+  after(() => close());
 
   const ask = (query: string, headers: Record<string, string> = {}, target = () => app) =>
     target().inject({ url: `/api/v1/dns-json?${query}`, headers });
