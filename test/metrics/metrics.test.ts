@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { createSocket } from 'node:dgram';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
+import { formatServer } from '../../src/dns/servers.ts';
 import { buildAccountsApp, PASSWORD, sessionClient } from '../support/accounts.ts';
 import { buildTestApp } from '../support/app.ts';
+import { startFakeDnsServer } from '../support/fake-dns-server.ts';
 import { createFakeSpawner, ONE_PING_REPLY } from '../support/fake-spawner.ts';
 import { freePort } from '../support/free-port.ts';
 import { redisSkipReason, startRedis, type TestRedis } from '../support/redis-server.ts';
@@ -35,14 +36,12 @@ describe('metrics', () => {
 
   test('a scrape after known traffic shows exact counts: routes, a 429, an upstream timeout', async (t) => {
     // A DNS server that never answers: every query to it times out.
-    const silent = createSocket('udp4');
-    silent.bind(0, '127.0.0.1');
-    await once(silent, 'listening');
+    const silent = await startFakeDnsServer(() => 'drop');
     t.after(() => silent.close());
     const metricsPort = await freePort();
     const app = await buildTestApp({
       METRICS_PORT: String(metricsPort),
-      DNS_SERVERS: `127.0.0.1:${silent.address().port}`,
+      DNS_SERVERS: formatServer(silent.server),
       DNS_TIMEOUT_MS: '100',
       RATE_LIMITS: 'public=4/100',
     });

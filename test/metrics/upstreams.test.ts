@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { createSocket } from 'node:dgram';
-import { once } from 'node:events';
 import { test } from 'node:test';
+import { formatServer } from '../../src/dns/servers.ts';
 import { buildTestApp } from '../support/app.ts';
+import { startFakeDnsServer } from '../support/fake-dns-server.ts';
 import { closedPort, startFakeWhoisNetwork } from '../support/fake-whois-server.ts';
 import { freePort } from '../support/free-port.ts';
 
@@ -48,14 +48,12 @@ test('upstreams: a WHOIS exchange and one that times out, the whois cache, a ref
 });
 
 test('upstreams: DNSBL questions to a DNS server that never answers are timeouts, then a cached report', async (t) => {
-  const silent = createSocket('udp4');
-  silent.bind(0, '127.0.0.1');
-  await once(silent, 'listening');
+  const silent = await startFakeDnsServer(() => 'drop');
   t.after(() => silent.close());
   const metricsPort = await freePort();
   const app = await buildTestApp({
     METRICS_PORT: String(metricsPort),
-    DNS_SERVERS: `127.0.0.1:${silent.address().port}`,
+    DNS_SERVERS: formatServer(silent.server),
     DNS_TIMEOUT_MS: '50',
     DNSBL_ZONES: 'One=zen.example.test,Two=bl.example.test',
     DNSBL_TIMEOUT_MS: '500',
