@@ -28,10 +28,6 @@ export const QUERY_RECORD_TYPES = [
 ] as const;
 export type QueryRecordType = (typeof QUERY_RECORD_TYPES)[number];
 
-export function isQueryRecordType(value: string): value is QueryRecordType {
-  return (QUERY_RECORD_TYPES as readonly string[]).includes(value);
-}
-
 // Record data is plain JSON (no Buffers) so an answer can be cached in Redis and sent as it is.
 export type RecordData =
   | { type: 'A' | 'AAAA' | 'CNAME' | 'DNAME' | 'NS' | 'PTR'; data: string }
