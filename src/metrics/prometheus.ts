@@ -135,14 +135,12 @@ export function createPrometheusMetrics(now: () => number = Date.now): Prometheu
     rateLimited(tier) {
       rateLimited.labels({ tier }).value++;
     },
-    // The tool is the stream's command (`tcp ping` for the TCP ping, which runs no tool): a label
-    // value without spaces is easier to write in a query.
     streamStarted(tool) {
-      streamsActive.inc({ tool: tool.replaceAll(' ', '_') });
+      streamsActive.inc({ tool });
     },
     streamEnded(tool, end) {
-      streamsActive.dec({ tool: tool.replaceAll(' ', '_') });
-      streamsTotal.inc({ tool: tool.replaceAll(' ', '_'), end });
+      streamsActive.dec({ tool });
+      streamsTotal.inc({ tool, end });
     },
     watchDataSources(read) {
       dataSources = read;

@@ -86,6 +86,7 @@ export function registerMtrRoute(app: FastifyInstance, deps: ProbeRouteDeps, con
     async (request, reply) => {
       const count = request.query.count ?? MTR_DEFAULT_COUNT;
       return handleProbeRequest(request, reply, deps, {
+        name: 'mtr',
         timeLimitMs: mtrTimeLimitMs(count),
         createSession: (target, emit) => createMtrSession({ ...target, count, hostnameOf, emit }),
       });

@@ -104,6 +104,7 @@ export function registerPingRoute(app: FastifyInstance, deps: ProbeRouteDeps): v
       const { protocol = 'icmp', port } = request.query;
       if (protocol === 'tcp') {
         return handleProbeRequest(request, reply, deps, {
+          name: 'tcp_ping',
           timeLimitMs: tcpPingTimeLimitMs(count),
           createSession: (target, emit) =>
             createTcpPingSession({ ...target, port: port ?? TCP_PING_DEFAULT_PORT, count, emit }),
@@ -111,6 +112,7 @@ export function registerPingRoute(app: FastifyInstance, deps: ProbeRouteDeps): v
       }
       if (port !== undefined) throw apiErrors.invalidParameter('port', 'is only for protocol=tcp (ICMP has no ports)');
       return handleProbeRequest(request, reply, deps, {
+        name: 'ping',
         timeLimitMs: pingTimeLimitMs(count),
         createSession: (target, emit) => createPingSession({ ...target, count, emit }),
       });

@@ -49,6 +49,8 @@ export interface ProbeQuery {
 }
 
 export interface ProbeTool {
+  /** What the stream is counted as (netinfo_streams_*{tool}). */
+  name: 'ping' | 'tcp_ping' | 'traceroute' | 'mtr';
   /** The stream's time limit, for the slot's hold time; the session enforces it. */
   timeLimitMs: number;
   createSession(
@@ -134,7 +136,7 @@ async function streamProbe(
   let counted: string | undefined;
   try {
     const session = tool.createSession(target, stream.send);
-    counted = session.command;
+    counted = tool.name;
     deps.streamCounts.started(counted);
     const end = await runProbeStream(session, {
       stream,

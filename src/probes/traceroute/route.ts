@@ -94,6 +94,7 @@ export function registerTracerouteRoute(app: FastifyInstance, deps: ProbeRouteDe
         throw apiErrors.invalidParameter('port', 'is only for protocol=tcp');
       }
       return handleProbeRequest(request, reply, deps, {
+        name: 'traceroute',
         timeLimitMs: TRACEROUTE_TIME_LIMIT_MS,
         createSession: (target, emit) => createTracerouteSession({ ...target, protocol, port, hostnameOf, emit }),
       });
