@@ -1,3 +1,5 @@
+import type { CircuitBreaker } from './circuit-breaker.ts';
+
 /** What /readyz reads of a shared backend with an in-process fallback. */
 export interface FallbackState {
   /** True while the primary failed its last call. */
@@ -14,6 +16,8 @@ export interface FallbackState {
  * soon as it is back (`onRecovery`).
  */
 export interface FallbackSwitchOptions {
+  /** Shared by every twin of one backend: while open, calls go to the fallback without waiting. */
+  breaker?: CircuitBreaker;
   onOutage: (error: Error) => void;
   onRecovery?: () => void;
   now?: () => number;
@@ -34,14 +38,20 @@ export function createFallbackSwitch(options: FallbackSwitchOptions) {
       return lastFailureAt;
     },
     async call<R>(primary: () => Promise<R> | R, fallback: () => Promise<R> | R): Promise<R> {
+      if (options.breaker?.open) {
+        degraded = true;
+        return fallback();
+      }
       try {
         const result = await primary();
+        options.breaker?.success();
         if (degraded) {
           degraded = false;
           options.onRecovery?.();
         }
         return result;
       } catch (error) {
+        options.breaker?.failure(error as Error);
         degraded = true;
         lastFailureAt = now();
         if (now() - lastReport >= reportEveryMs) {
