@@ -12,8 +12,9 @@ export interface FallbackState {
  * The switch every shared backend with an in-process twin uses (the rate-limit store, the stream
  * slots): each call goes to the primary (Redis), and on error to the fallback, so the caps still
  * hold per process during an outage. The outage is reported through `onOutage` at most once per
- * `reportEveryMs`; the primary is tried again on every call, so service returns to shared counts as
- * soon as it is back (`onRecovery`).
+ * `reportEveryMs`; the primary is tried again on every call (unless the shared `breaker` is open:
+ * then the fallback answers without waiting), so service returns to shared counts as soon as it is
+ * back (`onRecovery`).
  */
 export interface FallbackSwitchOptions {
   /** Shared by every twin of one backend: while open, calls go to the fallback without waiting. */
