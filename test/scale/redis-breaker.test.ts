@@ -3,6 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { createCircuitBreaker } from '../../src/limits/circuit-breaker.ts';
+import { createRedisClient } from '../../src/scale/redis.ts';
+import { createRedisOwnerChanges } from '../../src/scale/redis-owner-changes.ts';
 import { buildTestApp } from '../support/app.ts';
 import { redisSkipReason, startRedis, type TestRedis } from '../support/redis-server.ts';
 
@@ -117,6 +119,33 @@ describe('a hung Redis (SIGSTOP)', { skip: redisSkipReason, timeout: 60_000 }, (
       assert.ok(afterRecovery >= before);
     } finally {
       await app.close();
+    }
+  });
+
+  it('the key-owner version behind the same breaker: unread (null) at once while open, read again after SIGCONT', async () => {
+    const service = createRedisClient(redis.url);
+    service.on('error', () => {});
+    await new Promise((resolve) => service.once('ready', resolve));
+    const breaker = createCircuitBreaker({ probe: () => service.ping(), probeEveryMs: 100 });
+    const changes = createRedisOwnerChanges(service, breaker);
+    try {
+      await changes.announce();
+      assert.equal(typeof (await changes.version()), 'string');
+      redis.freeze();
+      try {
+        for (let i = 0; i < 3; i++) assert.equal(await changes.version(), null);
+        assert.equal(breaker.open, true);
+        const started = performance.now();
+        for (let i = 0; i < 20; i++) assert.equal(await changes.version(), null);
+        assert.ok(performance.now() - started < 100, 'twenty reads without waiting for Redis');
+      } finally {
+        redis.thaw();
+      }
+      for (let i = 0; i < 50 && breaker.open; i++) await sleep(100);
+      assert.equal(typeof (await changes.version()), 'string');
+    } finally {
+      breaker.close();
+      service.disconnect();
     }
   });
 });
