@@ -17,8 +17,11 @@ ensureSystemPackages('runtime');
 try {
   const started = performance.now();
   const directory = ipDataPaths(path.resolve(process.env.DATA_DIR?.trim() || './data')).embedded;
-  await Promise.all([embeddedCityDatabase(directory), embeddedAsnRanges(directory)]);
-  console.log(`netinfo: embedded IP data prepared in ${directory} (${Math.round(performance.now() - started)} ms)`);
+  const prepared = await Promise.all([embeddedCityDatabase(directory), embeddedAsnRanges(directory)]);
+  const uncached = prepared.flatMap((data) => (data.uncached === undefined ? [] : [data.uncached]));
+  if (uncached.length > 0) console.warn(`netinfo: ${uncached.join('; ')}`);
+  else
+    console.log(`netinfo: embedded IP data prepared in ${directory} (${Math.round(performance.now() - started)} ms)`);
 } catch (error) {
   console.warn(`netinfo: could not prepare the embedded IP data (${(error as Error).message}); the first start will.`);
 }

@@ -28,6 +28,9 @@ export const accountErrors = {
   415: error('The body is not JSON.'),
   429: error('Too many requests or attempts; the body carries `limit` and `reset`, and `Retry-After` is set.'),
   500: error('Internal server error (details are logged with the request id).'),
+  503: error(
+    'The account database is out of space (`accounts_cannot_store`): accounts, sessions and keys cannot be stored now; keys already issued still work.',
+  ),
 };
 export const sessionErrors = {
   401: error(

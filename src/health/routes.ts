@@ -27,6 +27,16 @@ export function registerHealthRoutes(app: FastifyInstance, readiness: Readiness)
     {
       schema: {
         summary: 'Readiness: data loaded and backends reachable (503 while starting).',
+        description:
+          '`ready`: everything works. `starting` (503): the IP data is still loading. `degraded` (200: keep sending ' +
+          'traffic, an operator should look): the service answers, with a part that needs attention named in its ' +
+          "check's `detail`. Among them: `redis` when Redis is down or not answering in time (limits per process, " +
+          'caches bypassed; a circuit breaker sends requests to the in-process side at once and probes Redis in the ' +
+          'background); `accounts` when the account database is unreachable (502s) or full (`account database full`: ' +
+          'sign-ups, logins and new keys answer 503 until a write succeeds again); `ip-data` when a source failed, or ' +
+          "when DATA_DIR could not take the embedded data's caches (`served from memory`: every answer is right, but " +
+          'each start prepares the data again and the disk needs room). A damaged cache is rebuilt before it is used, ' +
+          'and is not reported as degraded once rebuilt (the log has a warning).',
         tags: ['operations'],
         security: [],
         response: { 200: ReadyBody, 503: ReadyBody },

@@ -2,7 +2,7 @@ import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { StorageUnavailableError } from '../storage/errors.ts';
+import { StorageFullError, StorageUnavailableError } from '../storage/errors.ts';
 import { CORS_HEADERS } from './cors.ts';
 import { ApiError, apiErrors } from './errors.ts';
 import { unknownQueryParameters } from './query-params.ts';
@@ -117,6 +117,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (error instanceof ApiError) {
       if (error.status >= 500) request.log.warn({ code: error.code, message: error.message }, 'upstream failure');
       return send(reply, error);
+    }
+    if (error instanceof StorageFullError) {
+      request.log.error({ err: { message: error.message } }, 'account database full');
+      return send(reply, apiErrors.accountsCannotStore());
     }
     if (error instanceof StorageUnavailableError) {
       request.log.error({ err: { message: error.message } }, 'account database unavailable');

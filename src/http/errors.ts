@@ -233,6 +233,13 @@ export const apiErrors = {
   httpCheckFailed: (url: string, phase: string, message: string) =>
     new ApiError(502, 'upstream_error', `HTTP check of ${url} failed at ${phase}: ${message}.`, { phase }),
 
+  accountsCannotStore: () =>
+    new ApiError(
+      503,
+      'accounts_cannot_store',
+      'The service cannot store accounts, sessions or API keys right now: its account database is out of space. Try again later; API keys already issued and requests without a key still work.',
+    ),
+
   accountsUnavailable: () =>
     new ApiError(
       502,

@@ -4,6 +4,7 @@ import type { OwnerChanges } from '../accounts/owner-changes.ts';
 import { createRedisTtlCache } from '../cache/redis-ttl-cache.ts';
 import { createMemoryTtlCache, type TtlCache } from '../cache/ttl-cache.ts';
 import { createDnsCacheOver, createMemoryDnsCache, type DnsCache, type StoredAnswer } from '../dns/cache.ts';
+import { type CircuitBreaker, createCircuitBreaker } from '../limits/circuit-breaker.ts';
 import type { FallbackState } from '../limits/fallback.ts';
 import { createFallbackRateLimitStore } from '../limits/fallback-store.ts';
 import { createMemoryRateLimitStore } from '../limits/memory-store.ts';
@@ -66,12 +67,29 @@ export async function createSharedState(
     app.log.error({ err: { message: error.message } }, 'Redis unavailable: limits per process, caches bypassed'),
   );
   redis.on('error', reportOutage);
+  // One breaker for every twin: they all wait on the same server, so the first few time-outs of
+  // any of them send all of them to their in-process side until a background PING answers.
+  const breaker = createCircuitBreaker({
+    probe: () => redis.ping(),
+    onOpen: (error) =>
+      app.log.warn(
+        { err: { message: error.message } },
+        'Redis is not answering in time: requests use the in-process fallbacks while it is probed in the background',
+      ),
+    onClose: () => app.log.info('Redis answers again: the circuit breaker is closed'),
+    now,
+  });
+  const cacheFailed = (error: Error) => {
+    breaker.failure(error);
+    reportOutage(error);
+  };
   let readyAt = Number.NEGATIVE_INFINITY;
   redis.on('ready', () => {
     readyAt = now();
     app.log.info('Redis connected');
   });
   app.addHook('onClose', async () => {
+    breaker.close();
     redis.disconnect();
   });
   // Serve only once connected (or after a bounded wait), so a fresh instance does not count its
@@ -83,6 +101,7 @@ export async function createSharedState(
   const rateLimitStore = createFallbackRateLimitStore({
     primary: createRedisRateLimitStore(redis),
     fallback: createMemoryRateLimitStore(now),
+    breaker,
     onOutage: reportOutage,
     onRecovery: () => app.log.info('Redis back: rate limits shared again'),
     now,
@@ -97,6 +116,12 @@ export async function createSharedState(
     if (redis.status !== 'ready') {
       return { state: 'degraded', detail: `Redis ${redis.status}: limits per process, caches bypassed` };
     }
+    if (breaker.open) {
+      return {
+        state: 'degraded',
+        detail: 'Redis is not answering in time: limits per process, caches bypassed (circuit breaker open, probing)',
+      };
+    }
     const hung = fallbacks.some(
       (state) => state.degraded && state.lastFailureAt > readyAt && now() - state.lastFailureAt < HUNG_REPORT_MS,
     );
@@ -107,13 +132,15 @@ export async function createSharedState(
   });
   return {
     rateLimitStore,
-    dnsCache: () => createDnsCacheOver(createRedisTtlCache<StoredAnswer>(redis, 'dns', reportOutage), { now }),
-    ttlCache: <T>(namespace: string) => createRedisTtlCache<T>(redis, namespace, reportOutage),
-    ownerChanges: createRedisOwnerChanges(redis),
+    dnsCache: () =>
+      createDnsCacheOver(behindBreaker(createRedisTtlCache<StoredAnswer>(redis, 'dns', cacheFailed), breaker), { now }),
+    ttlCache: <T>(namespace: string) => behindBreaker(createRedisTtlCache<T>(redis, namespace, cacheFailed), breaker),
+    ownerChanges: createRedisOwnerChanges(redis, breaker),
     streamSlots: (limits) => {
       const slots = createFallbackStreamSlots({
         primary: createRedisStreamSlots(redis, { ...limits, now, onError: reportOutage }),
         fallback: createStreamSlots(limits),
+        breaker,
         onOutage: reportOutage,
         onRecovery: () => app.log.info('Redis back: stream caps shared again'),
         now,
@@ -121,5 +148,13 @@ export async function createSharedState(
       fallbacks.push(slots);
       return slots;
     },
+  };
+}
+
+/** A shared cache that misses (and drops writes) at once while the breaker is open. */
+function behindBreaker<T>(cache: TtlCache<T>, breaker: CircuitBreaker): TtlCache<T> {
+  return {
+    get: (key) => (breaker.open ? Promise.resolve(undefined) : cache.get(key)),
+    set: (key, value, ttlSeconds) => (breaker.open ? Promise.resolve() : cache.set(key, value, ttlSeconds)),
   };
 }

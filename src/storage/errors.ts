@@ -8,3 +8,15 @@ export class StorageUnavailableError extends Error {
     super(`account database unavailable: ${(cause as Error)?.message ?? String(cause)}`, { cause });
   }
 }
+
+/**
+ * The account database refused a write for lack of space (SQLite's "database or disk is full",
+ * PostgreSQL's disk_full or out_of_memory). The error handler answers it with a 503 saying that
+ * accounts cannot be stored now; reads (keys, logins' checks) go on.
+ */
+export class StorageFullError extends Error {
+  override name = 'StorageFullError';
+  constructor(cause: unknown) {
+    super(`account database cannot store: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+  }
+}

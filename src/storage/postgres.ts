@@ -1,6 +1,7 @@
 import { openPostgresConnection, type PostgresConnectionOptions } from './postgres-connection.ts';
 import type { AccountRepository, KeyOwner } from './repository.ts';
 import { API_KEY_COLUMNS, apiKeyValues, toAccount, toAccountSummary, toKey, toKeyOwner, toSession } from './rows.ts';
+import { reportingFullStorage } from './write-failures.ts';
 
 /**
  * The repository over PostgreSQL (`pg`), for several instances sharing accounts: the queries. The
@@ -17,7 +18,8 @@ export async function openPostgresRepository(
     url,
     options,
   );
-  return {
+  // A write refused for lack of space (53100 disk_full, 53200 out_of_memory) is a 503 and degrades /readyz.
+  return reportingFullStorage({
     async createAccount(account) {
       const rows = await query(
         `INSERT INTO accounts (id, email, password_hash, plan, created_at, disabled_at) VALUES ($1, $2, $3, $4, $5, $6)
@@ -175,5 +177,5 @@ export async function openPostgresRepository(
     changedElsewhere,
     unavailable,
     close,
-  };
+  });
 }

@@ -22,6 +22,7 @@ import {
   guardAgainstCorruption,
   isCorruption,
 } from './sqlite-integrity.ts';
+import { reportingFullStorage } from './write-failures.ts';
 
 /** How long a connection waits for another process's write lock before giving up. */
 const BUSY_TIMEOUT_MS = 5000;
@@ -148,7 +149,11 @@ function inWriteTransaction<T>(db: DatabaseSync, work: () => T): T {
  * A damaged page met by any call makes it unavailable from then on (see guardAgainstCorruption).
  */
 export function openSqliteRepository(file: string, options: SqliteOpenOptions = {}): AccountRepository {
-  const db = openSqliteDatabase(file, options);
+  return sqliteRepository(openSqliteDatabase(file, options));
+}
+
+/** The repository over a database already opened and migrated (tests set PRAGMAs on it first). */
+export function sqliteRepository(db: DatabaseSync): AccountRepository {
   const statement = (sql: string) => db.prepare(sql);
   const sql = {
     insertAccount: statement(
@@ -200,7 +205,7 @@ export function openSqliteRepository(file: string, options: SqliteOpenOptions = 
   const dataVersion = () => Number((sql.dataVersion.get() as Row).data_version);
   let seenVersion = dataVersion();
 
-  return guardAgainstCorruption({
+  const repository = guardAgainstCorruption({
     async createAccount(account) {
       const result = sql.insertAccount.run(
         account.id,
@@ -318,4 +323,5 @@ export function openSqliteRepository(file: string, options: SqliteOpenOptions = 
       if (db.isOpen) db.close();
     },
   });
+  return reportingFullStorage(repository);
 }

@@ -80,6 +80,7 @@ export function createIpDataStore(options: IpDataStoreOptions): IpDataStore {
         }
         const ms = Math.round(performance.now() - started);
         options.log.info({ ms, loaded: current.loaded.map((part) => part.description) }, 'IP data loaded');
+        for (const repair of current.repairs ?? []) options.log.warn({ repair }, 'IP data cache repaired');
         for (const problem of current.problems) options.log.warn({ problem }, 'IP data problem');
         return current;
       })();
@@ -96,6 +97,7 @@ export function createIpDataStore(options: IpDataStoreOptions): IpDataStore {
         current = fresh;
         lastReloadError = undefined;
         options.log.info({ reason, loaded: fresh.loaded.map((part) => part.description) }, 'IP data reloaded');
+        for (const repair of fresh.repairs ?? []) options.log.warn({ repair }, 'IP data cache repaired');
         for (const problem of fresh.problems) options.log.warn({ problem }, 'IP data problem');
       } catch (error) {
         lastReloadError = (error as Error).message;

@@ -5,7 +5,7 @@ import type { IpAddress } from '../../net/ip-address.ts';
 import { type AsnIndex, buildAsnIndex } from './asn-index.ts';
 import type { AsnRangeColumns, AsnRanges } from './asn-ranges.ts';
 import { ipDataPaths, readManifest, SOURCES, type SourceId } from './data-files.ts';
-import { embeddedAsnRanges, embeddedCityDatabase } from './embedded-data.ts';
+import { type CacheWriter, type EmbeddedData, embeddedAsnRanges, embeddedCityDatabase } from './embedded-data.ts';
 import { parseAsnList, parseCidrList, parseTorExitList } from './feeds.ts';
 import {
   type AnonymityReader,
@@ -39,8 +39,10 @@ export interface IpData {
   readonly sources?: readonly SourceFacts[];
   /** How old each loaded source is, for /readyz: the databases' build dates, the feeds' downloads. */
   readonly ages: readonly SourceAge[];
-  /** What went wrong while loading (the part was left out, or an older copy kept). */
+  /** What went wrong while loading (the part was left out, an older copy kept, or served from memory). */
   readonly problems: readonly string[];
+  /** What was repaired while loading (a damaged cache rebuilt): logged, but the data is whole. */
+  readonly repairs?: readonly string[];
   /** The credit the loaded data's licences ask for, for the X-Data-Attribution header. */
   readonly attribution: string;
   /** Loaded parts by file identity, so a reload reuses what did not change. */
@@ -85,6 +87,8 @@ export interface IpDataOptions {
   geoipConnectionTypeDb: string | null;
   /** Feeds turned off (`FEED_*_URL=off`): a copy installed earlier is not used. */
   feedsOff?: readonly SourceId[];
+  /** How the embedded data's caches are written (a test passes one that fails, as on a full disk). */
+  writeEmbeddedCache?: CacheWriter;
 }
 
 type Attempt<T> = { value: T; part: LoadedPart } | { problem: string } | null;
@@ -99,12 +103,19 @@ export async function loadIpData(options: IpDataOptions, previous?: IpData): Pro
   const embeddedDir = options.embeddedCacheDir ?? paths.embedded;
   const parts = new Map<string, unknown>();
   const problems: string[] = [];
+  const repairs: string[] = [];
   const loaded: LoadedPart[] = [];
-  const reuse = async <T>(file: string, open: () => Promise<T>): Promise<T> => {
-    const key = await identity(file);
+  const reuse = async <T>(file: string, open: () => Promise<T>, key?: string): Promise<T> => {
+    key ??= await identity(file);
     const value = (previous?.parts.get(key) as T | undefined) ?? (await open());
     parts.set(key, value);
     return value;
+  };
+  const embeddedOptions = options.writeEmbeddedCache ? { writeFile: options.writeEmbeddedCache } : {};
+  /** Notes what happened to an embedded data set's cache. */
+  const noteCache = (name: string, embedded: EmbeddedData<unknown>) => {
+    if (embedded.rebuilt !== undefined) repairs.push(`${name}: ${embedded.rebuilt}`);
+    if (embedded.uncached !== undefined) problems.push(`${name}: ${embedded.uncached}`);
   };
   const mmdb = <T>(file: string, create: (db: Buffer) => T) => reuse(file, async () => create(await readFile(file)));
 
@@ -162,8 +173,11 @@ export async function loadIpData(options: IpDataOptions, previous?: IpData): Pro
         operator(options.geoipCityDb, 'location', createLocationReader),
         downloaded('city.mmdb', 'location', createLocationReader),
         async () => {
-          const embedded = await embeddedCityDatabase(embeddedDir);
-          const value = await mmdb(embedded.path, createLocationReader);
+          const embedded = await embeddedCityDatabase(embeddedDir, embeddedOptions);
+          noteCache('City data', embedded);
+          // The bytes whose checksum was just verified, not the file read again.
+          const key = embedded.path === null ? `memory:GeoLite2-City-${embedded.version}` : await identity(embedded.path);
+          const value = await reuse('', async () => createLocationReader(embedded.value), key);
           return { value, part: describe('location', 'embedded', value, `geolite2-city ${embedded.version}`) };
         },
       ],
@@ -175,7 +189,8 @@ export async function loadIpData(options: IpDataOptions, previous?: IpData): Pro
         operator(options.geoipAsnDb, 'network', createNetworkReader),
         downloaded('asn.mmdb', 'network', createNetworkReader),
         async () => {
-          const embedded = await embeddedAsnRanges(embeddedDir);
+          const embedded = await embeddedAsnRanges(embeddedDir, embeddedOptions);
+          noteCache('ASN data', embedded);
           return {
             value: embedded.ranges,
             part: describe('network', 'embedded', embedded.ranges, `@ip-location-db/asn ${embedded.version}`),
@@ -240,6 +255,7 @@ export async function loadIpData(options: IpDataOptions, previous?: IpData): Pro
     loaded,
     sources: [...sources, ...feeds.sources],
     problems,
+    ...(repairs.length > 0 ? { repairs } : {}),
     attribution: attributionFor(location, network),
     parts,
   };
