@@ -25,6 +25,7 @@ export const SYSTEM_PACKAGES = {
       package: 'openssl',
       purpose: 'the TLS tests make their certificates and OCSP responses with it',
     },
+    { command: 'promtool', package: 'prometheus', purpose: 'the metrics tests check /metrics with promtool' },
   ],
 } as const;
 

@@ -76,7 +76,6 @@ const DohJsonQuery = Type.Object({
     Type.String({
       description:
         'Record type as a mnemonic (case-insensitive, `A`, `aaaa`, `HTTPS`, `TYPE99`) or a number 1-65535; default A. ANY (255), AXFR, IXFR, OPT, TKEY, TSIG, MAILA and MAILB are refused (400).',
-      examples: ['AAAA', '28'],
     }),
   ),
   do: Type.Optional(

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { apiErrors } from '../http/errors.ts';
 import { commonErrorResponses, okResponse, upstreamErrorResponse } from '../http/schemas.ts';
@@ -78,15 +78,17 @@ const DnsQuery = Type.Object({
       'Domain name (IDN allowed, converted to punycode; labels up to 63 characters, the name up to 253). For PTR, an IPv4/IPv6 address or a reverse (in-addr.arpa/ip6.arpa) name.',
     examples: ['example.com'],
   }),
+  // An enum, so viewers offer the names; the route upper-cases the value before validation.
   record_type: Type.String({
-    description: `One of ${API_RECORD_TYPES.join(', ')} (case-insensitive).`,
+    enum: [...API_RECORD_TYPES],
+    description: 'The record type (case-insensitive, surrounding spaces ignored).',
     examples: ['MX'],
   }),
+  // No example: a viewer's "try it" form pre-fills an optional parameter's example and sends it.
   dnssec: Type.Optional(
     Type.String({
       description:
         'true (or 1) to ask for DNSSEC records (the DO bit): RRSIGs among `records`, and `ad` in the answer. false, 0 or absent: a plain query.',
-      examples: ['true'],
     }),
   ),
 });
@@ -127,6 +129,13 @@ export function presentDnsAnswer(host: string, type: ApiRecordType, result: Quer
   return dnssec ? { ...answer, ad: result.flags?.ad ?? false } : answer;
 }
 
+/** `mx` and ` MX ` are MX: the enum of the schema then judges the name as written in the contract. */
+function upperCaseRecordType(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
+  const query = request.query as { record_type?: unknown };
+  if (typeof query.record_type === 'string') query.record_type = query.record_type.trim().toUpperCase();
+  done();
+}
+
 export function registerDnsRoute(app: FastifyInstance, resolver: Resolver): void {
   app.get<{ Querystring: { host: string; record_type: string; dnssec?: string } }>(
     '/api/v1/dns',
@@ -142,12 +151,10 @@ export function registerDnsRoute(app: FastifyInstance, resolver: Resolver): void
           ...upstreamErrorResponse,
         },
       },
+      preValidation: upperCaseRecordType,
     },
     async (request) => {
-      const type = request.query.record_type.trim().toUpperCase() as ApiRecordType;
-      if (!API_RECORD_TYPES.includes(type)) {
-        throw apiErrors.invalidParameter('record_type', `must be one of ${API_RECORD_TYPES.join(', ')}`);
-      }
+      const type = request.query.record_type as ApiRecordType;
       const dnssec = parseFlagParam('dnssec', request.query.dnssec);
       const name = queryName(request.query.host, type);
       try {

@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify';
+import { Type } from 'typebox';
 import { ifNoneMatchHits, weakEtag } from './etag.ts';
 import { ErrorBody } from './schemas.ts';
 
@@ -47,7 +48,12 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'netinfo API', version: '1.0.0', description: DESCRIPTION },
+      info: {
+        title: 'netinfo API',
+        version: '1.0.0',
+        description: DESCRIPTION,
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
       // Every operation may send an API key, none must: `{}` is "no key" (the public tier). The
       // account API and the health checks say otherwise on their operations.
       security: [{}, { apiKey: [] }],
@@ -79,8 +85,28 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         },
       },
     },
+    transform: withUnknownParameterAnswer,
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`) },
   });
+}
+
+const DEFAULT_SUCCESS = { description: 'Default Response' };
+const UNKNOWN_PARAMETER = {
+  ...Type.Ref('ErrorBody'),
+  description: 'An unknown query parameter (the message names it and the ones the operation takes).',
+};
+
+/**
+ * Every route refuses unknown query parameters with a 400 (http/query-params.ts), those without a
+ * query of their own too: the document says so where a route lists no 400. Only the document's copy
+ * of the schema changes; the route keeps its own for serialising.
+ */
+function withUnknownParameterAnswer({ schema, url }: { schema: FastifySchema; url: string }) {
+  const responses = (schema?.response ?? {}) as Record<string, unknown>;
+  if (!schema || schema.hide || '400' in responses) return { schema, url };
+  // With no response of its own a route gets @fastify/swagger's default 200, which any response given here replaces.
+  const success = Object.keys(responses).some((code) => code.startsWith('2')) ? {} : { 200: DEFAULT_SUCCESS };
+  return { schema: { ...schema, response: { ...success, ...responses, 400: UNKNOWN_PARAMETER } }, url };
 }
 
 /** How the request reached the service: the host it addressed and whether over HTTPS (behind trusted proxies too). */

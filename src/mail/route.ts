@@ -28,7 +28,6 @@ const MailQuery = Type.Object({
     Type.String({
       description:
         'A DKIM selector (the s= of a signature, e.g. `google`, `selector1`, `s1.mail`): its key at `<selector>._domainkey.<domain>` is checked.',
-      examples: ['selector1'],
     }),
   ),
 });

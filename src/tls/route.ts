@@ -180,7 +180,6 @@ export function registerSslRoute(app: FastifyInstance, checker: TlsChecker): voi
             Type.String({
               pattern: '^[0-9]{1,5}$',
               description: `The TCP port, 1-65535. Default: the port in \`host\`, else the STARTTLS protocol's own (${STARTTLS_PROTOCOLS.map((name) => `${name} ${STARTTLS_DEFAULT_PORTS[name]}`).join(', ')}), else 443 (TLS_CHECK_PORT). A port here and a different one in \`host\` is a 400.`,
-              examples: ['443', '8443', '587'],
             }),
           ),
           starttls: Type.Optional(

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
+import { API_RECORD_TYPES } from '../../src/dns/route.ts';
 import { serverUrl } from '../../src/http/openapi.ts';
 import { buildTestApp } from '../support/app.ts';
 
@@ -126,4 +127,48 @@ test('issue 18: servers names the origin the request addressed, through trusted 
   ] as const) {
     assert.equal(serverUrl(host, false), expected, String(host));
   }
+});
+
+test('issue 28: what redocly lint flagged stays fixed: the document names its licence, and every operation its 4xx answer', async () => {
+  const document = await openApiDocument();
+  // redocly's info-license rule.
+  assert.deepEqual((document.info as Json).license, { name: 'MIT', identifier: 'MIT' });
+  // redocly's operation-4xx-response rule: every route refuses unknown query parameters with a 400,
+  // /healthz, /readyz and the text paths without a query of their own too.
+  const without4xx: string[] = [];
+  const without2xx: string[] = [];
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      const codes = Object.keys(operation.responses as Json);
+      if (!codes.some((code) => code.startsWith('4'))) without4xx.push(`${method} ${path}`);
+      if (!codes.some((code) => code.startsWith('2') || code.startsWith('3'))) without2xx.push(`${method} ${path}`);
+    }
+  }
+  assert.deepEqual(without4xx, []);
+  assert.deepEqual(without2xx, [], 'the added 400 does not replace a route’s default success answer');
+  const healthz = document.paths['/healthz']?.get?.responses as Record<string, Json>;
+  assert.match(String(healthz['400']?.description), /unknown query parameter/i);
+});
+
+test('issue 28: no optional parameter carries an example: Swagger UI\'s "Try it out" fills examples in and sends them', async () => {
+  const document = await openApiDocument();
+  const withExample: string[] = [];
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      for (const parameter of (operation.parameters ?? []) as Json[]) {
+        const schema = (parameter.schema ?? {}) as Json;
+        const example = 'example' in parameter || 'examples' in parameter || 'examples' in schema;
+        if (parameter.required !== true && example) withExample.push(`${method} ${path} ${parameter.name}`);
+      }
+    }
+  }
+  assert.deepEqual(withExample, []);
+});
+
+test('issue 28: record_type is an enum of the contract’s names in the document', async () => {
+  const document = await openApiDocument();
+  const parameters = document.paths['/api/v1/dns']?.get?.parameters as Json[];
+  const recordType = parameters.find((parameter) => parameter.name === 'record_type');
+  assert.equal(recordType?.required, true);
+  assert.deepEqual((recordType?.schema as Json | undefined)?.enum, [...API_RECORD_TYPES]);
 });

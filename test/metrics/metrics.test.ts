@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { findCommand } from '../../scripts/system-packages.ts';
 import { loadConfig } from '../../src/config.ts';
 import { formatServer } from '../../src/dns/servers.ts';
 import { buildAccountsApp, PASSWORD, sessionClient } from '../support/accounts.ts';
@@ -11,6 +13,12 @@ import { createFakeSpawner, ONE_PING_REPLY } from '../support/fake-spawner.ts';
 import { freePort } from '../support/free-port.ts';
 import { redisSkipReason, startRedis, type TestRedis } from '../support/redis-server.ts';
 import { startServiceProcess } from '../support/service-process.ts';
+
+const PROMTOOL = findCommand('promtool');
+const promtoolSkipReason = PROMTOOL
+  ? false
+  : 'promtool not found (apt-get install prometheus): the promtool check of /metrics is skipped';
+if (promtoolSkipReason) console.log(`# ${promtoolSkipReason}`);
 
 /** The value of one series in a Prometheus text exposition, or undefined when it is absent. */
 function sample(text: string, series: string): number | undefined {
@@ -74,6 +82,37 @@ describe('metrics', () => {
     const again = await scrape(metricsPort);
     assert.equal(again.text.match(/^netinfo_http_requests_total\{/gm)?.length, 4);
     assert.doesNotMatch(again.text, /route="\/metrics"/);
+  });
+
+  // Issue 28: `promtool check metrics` refused three of prom-client's default gauges for their
+  // counter-like `_total` suffix (nodejs_active_handles_total, _requests_total, _resources_total).
+  async function scrapeOfFreshApp(t: { after: (fn: () => unknown) => void }): Promise<string> {
+    const metricsPort = await freePort();
+    const app = await buildTestApp({ METRICS_PORT: String(metricsPort) });
+    t.after(() => app.close());
+    await app.ready();
+    assert.equal((await app.inject('/api/v1/ipv6')).statusCode, 200);
+    return (await scrape(metricsPort)).text;
+  }
+
+  test('issue 28: a counter ends in _total and nothing else does', async (t) => {
+    const types = [...(await scrapeOfFreshApp(t)).matchAll(/^# TYPE (\S+) (\S+)$/gm)].map(([, name, type]) => ({
+      name: name as string,
+      type: type as string,
+    }));
+    assert.ok(types.length > 20, `${types.length} families`);
+    const misnamed = types.filter(({ name, type }) => name.endsWith('_total') !== (type === 'counter'));
+    assert.deepEqual(misnamed, []);
+    assert.ok(
+      types.some(({ name }) => name === 'nodejs_active_handles'),
+      'the per-type family stays',
+    );
+  });
+
+  test('issue 28: promtool check metrics accepts the scrape', { skip: promtoolSkipReason }, async (t) => {
+    const text = await scrapeOfFreshApp(t);
+    const checked = spawnSync(PROMTOOL as string, ['check', 'metrics'], { input: text, encoding: 'utf8' });
+    assert.equal(checked.status, 0, `${checked.stdout}${checked.stderr}`);
   });
 
   test('label values stay bounded under a flood of 200 random paths (route="unmatched")', async (t) => {

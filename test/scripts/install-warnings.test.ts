@@ -41,3 +41,21 @@ test('the README names every EBADENGINE warning npm install prints on Node 20', 
     assert.match(readme, new RegExp(`\`${name}\`[^.]*\\(\`required: \\{ node: '${range}' \\}\``), name);
   }
 });
+
+// Issue 28: npm 11 warned "1 package has install scripts not yet covered by allowScripts:
+// @scarf/scarf" on every install. Every locked package with an install script is decided in
+// package.json's allowScripts: true runs it, false refuses it without a warning.
+test('package.json decides every install script of the lock file in allowScripts', () => {
+  const read = (file: string) => JSON.parse(readFileSync(path.join(root, file), 'utf8'));
+  const lock = read('package-lock.json') as { packages: Record<string, { hasInstallScript?: boolean }> };
+  const allowScripts = (read('package.json') as { allowScripts?: Record<string, boolean> }).allowScripts ?? {};
+  const withScripts = Object.entries(lock.packages)
+    .filter(([key, entry]) => key !== '' && entry.hasInstallScript === true)
+    .map(([key]) => key.slice(key.lastIndexOf('node_modules/') + 'node_modules/'.length));
+  assert.ok(withScripts.length > 0, 'the lock file marks install scripts');
+  assert.deepEqual(
+    withScripts.filter((name) => typeof allowScripts[name] !== 'boolean'),
+    [],
+  );
+  assert.equal(allowScripts['@scarf/scarf'], false, "swagger-ui-dist's telemetry never runs");
+});

@@ -21,9 +21,10 @@ test('a missing system package is named with what it is for, each its own reason
   assert.match(line('knotd') ?? '', /DNS server/);
   assert.match(line('dig') ?? '', /dig/);
   assert.match(line('unbound') ?? '', /validating resolver/);
+  assert.match(line('promtool') ?? '', /promtool \(apt package prometheus\): the metrics tests check \/metrics/);
   assert.match(
     message,
-    /sudo apt-get install -y knot bind9-dnsutils redis-server chromium postgresql unbound openssl$/,
+    /sudo apt-get install -y knot bind9-dnsutils redis-server chromium postgresql unbound openssl prometheus$/,
   );
   const purposes = [...SYSTEM_PACKAGES.runtime, ...SYSTEM_PACKAGES.test].map((entry) => entry.purpose);
   assert.equal(new Set(purposes).size, purposes.length, 'no reason is copied onto another package');

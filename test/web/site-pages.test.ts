@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { Page } from 'playwright-core';
 import { buildTestApp } from '../support/app.ts';
 import { chromiumSkipReason } from '../support/chromium.ts';
 import { freePort } from '../support/free-port.ts';
@@ -195,6 +196,21 @@ test('lookups that fail are pages that say why, with the API status', async () =
   }
 });
 
+/** The URL "Try it out" sends for an operation whose form is left as Swagger UI fills it. */
+async function sentByUntouchedForm(page: Page, operation: string): Promise<URL> {
+  const block = page.locator(`#operations-${operation}`);
+  await block.locator('.opblock-summary').click();
+  await block.getByRole('button', { name: 'Try it out' }).click();
+  const sent = new Promise<string>((resolve) => {
+    void page.route('**/api/v1/dns?**', (route) => {
+      resolve(route.request().url());
+      return route.fulfill({ json: {} });
+    });
+  });
+  await block.getByRole('button', { name: 'Execute' }).click();
+  return new URL(await sent);
+}
+
 test('/docs: the API reference renders from this instance, and "Try it out" calls it', { skip }, async () => {
   const site = await startSite();
   try {
@@ -216,6 +232,11 @@ test('/docs: the API reference renders from this instance, and "Try it out" call
           const response = await answered;
           assert.equal(response.status(), 200);
           assert.equal(new URL(response.url()).origin, site.base);
+          // Issue 28: an untouched form sends only the required parameters (it sent dnssec=true, the
+          // optional parameter's example, which Swagger UI fills in).
+          const sent = await sentByUntouchedForm(watched.page, 'dns-get_api_v1_dns');
+          assert.deepEqual([...sent.searchParams.keys()], ['host', 'record_type']);
+          assert.equal(sent.searchParams.get('record_type'), 'MX', 'the required enum starts at its example');
         }
         await watched.page.context().close();
       }

@@ -90,7 +90,7 @@ ${fields}
 ${hints}${noScript}
 </section>
 <p id="tool-status" class="status" role="status" aria-live="polite"></p>
-<div id="tool-result" class="tool-result"></div>`;
+<div id="tool-result" class="tool-result${complete ? ' reserved' : ''}"></div>`;
 }
 
 /** The page's `<title>`: the tool, and what it was asked about when the URL says. */

@@ -80,6 +80,37 @@ function dnssecState(answer) {
       );
 }
 
+/** A host name as the API writes it (letters, digits, -, _, a leading *), not an IPv4 address. */
+const HOST_NAME = /^(?:[*\w-]+\.)+[\w-]+\.?$/;
+const IPV4 = /^[\d.]+$/;
+
+/**
+ * A DNS name that wraps only after its dots, never inside a label: each label (with its dot) is
+ * one span kept whole (site.css), with a line-break opportunity (<wbr>) after each dot. Hyphens
+ * would otherwise be break points too, and `overflow-wrap: anywhere` would cut anywhere.
+ */
+function dnsName(name) {
+  const labels = name.split(/(?<=\.)/);
+  return h(
+    'span',
+    { class: 'dns-name' },
+    ...labels.flatMap((label, index) => [
+      h('span', { class: 'dns-label' }, label),
+      index < labels.length - 1 ? h('wbr') : null,
+    ]),
+  );
+}
+
+/** A record's value with each host name in it (NS, CNAME, MX, SRV and SOA targets...) as a dnsName. */
+function recordValue(value) {
+  return value
+    .split(' ')
+    .flatMap((token, index) => [
+      index > 0 ? ' ' : null,
+      HOST_NAME.test(token) && !IPV4.test(token) ? dnsName(token) : token,
+    ]);
+}
+
 function dnsResult(answer) {
   const records = answer.records ?? [];
   const signatures = records.filter((record) => record.record_type === 'RRSIG').length;
@@ -97,7 +128,7 @@ function dnsResult(answer) {
       h(
         'tr',
         { 'data-type': record.record_type },
-        h('td', { class: 'mono' }, record.name),
+        h('td', { class: 'mono' }, dnsName(record.name)),
         h('td', {}, record.record_type),
         h(
           'td',
@@ -107,7 +138,7 @@ function dnsResult(answer) {
         ),
         record.record_type === 'RRSIG'
           ? h('td', { class: 'rrsig' }, rrsigValue(record.value))
-          : h('td', { class: 'mono' }, record.value),
+          : h('td', { class: 'mono' }, record.record_type === 'TXT' ? record.value : recordValue(record.value)),
       ),
     );
     parts.push(
@@ -120,8 +151,15 @@ function dnsResult(answer) {
     signatures > 0
       ? `${plural(records.length - signatures, 'record')} and ${plural(signatures, 'signature')}`
       : plural(records.length, 'record');
-  const summary = `${counted} for ${subject}${answer.cached ? ', from the service’s cache (TTLs counted down)' : ''}.`;
-  return { parts: [card(`${subject}`, h('p', { class: 'hint' }, summary), ...parts)], status: summary };
+  const cached = answer.cached ? ', from the service’s cache (TTLs counted down)' : '';
+  const summary = `${counted} for ${subject}${cached}.`;
+  const result = card(
+    subject,
+    h('p', { class: 'hint' }, `${counted} for `, dnsName(answer.host), ` ${answer.record_type}${cached}.`),
+    ...parts,
+  );
+  result.querySelector('h2')?.replaceChildren(dnsName(answer.host), ` ${answer.record_type}`);
+  return { parts: [result], status: summary };
 }
 
 function nameServers(list) {
@@ -814,6 +852,8 @@ const RENDERERS = {
 };
 
 async function runJsonTool({ form, apiPath, result, status, signal }) {
+  // The space the answer will take, kept once it shows (see .tool-result.reserved in site.css).
+  result.classList.add('reserved');
   say(status, 'Asking the API…', true);
   const answer = await getJson(apiPath, signal);
   if (signal.aborted) return;

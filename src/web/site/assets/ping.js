@@ -8,6 +8,7 @@ import {
   errorAlert,
   h,
   labelCells,
+  plural,
   readEvents,
   say,
   showStreamRefusal,
@@ -18,7 +19,7 @@ import {
 
 const SVG = 'http://www.w3.org/2000/svg';
 const HEIGHT = 220;
-const PAD = { left: 62, right: 14, top: 16, bottom: 30 };
+const PAD = { right: 14, top: 16, bottom: 30 };
 
 function svg(tag, attributes = {}, text) {
   const element = document.createElementNS(SVG, tag);
@@ -27,11 +28,17 @@ function svg(tag, attributes = {}, text) {
   return element;
 }
 
-/** A round upper bound for the y axis: 1, 2 or 5 times a power of ten, at least the largest value. */
-function niceMax(value) {
-  if (!(value > 0)) return 1;
-  const power = 10 ** Math.floor(Math.log10(value));
-  return [1, 2, 5, 10].map((step) => step * power).find((bound) => bound >= value) ?? 10 * power;
+/**
+ * The y axis's ticks: about four steps of 1, 2 or 5 times a power of ten, from 0 to the first tick at
+ * or above the largest value. Whole steps keep the labels short ("0.01 ms", not "0.0125 ms").
+ */
+function yTicks(largest) {
+  const bound = largest > 0 ? largest : 1;
+  const rough = bound / 4;
+  const power = 10 ** Math.floor(Math.log10(rough));
+  const step = [1, 2, 5, 10].map((factor) => factor * power).find((candidate) => candidate >= rough) ?? 10 * power;
+  const steps = Math.max(1, Math.ceil(bound / step - 1e-9));
+  return Array.from({ length: steps + 1 }, (_, index) => Number((index * step).toPrecision(12)));
 }
 
 const ms = (value) => `${Number(value.toPrecision(3))} ms`;
@@ -39,27 +46,37 @@ const ms = (value) => `${Number(value.toPrecision(3))} ms`;
 /**
  * Draws the chart for the results so far: one point per reply, a mark on the top edge per timeout,
  * grid lines and axis labels. Redrawn whole on every event (at most 10 points) and on resize; its
- * width is the width it is shown at (one unit a pixel), so labels keep their size at any width.
+ * width is the width it is shown at (one unit a pixel), so labels keep their size at any width, and
+ * the left margin is the widest y label's measured width, so no label is cut off.
  */
 function drawChart(chart, results, count) {
-  const width = Math.max(260, Math.round(chart.getBoundingClientRect().width || 600));
+  const width = Math.max(200, Math.round(chart.getBoundingClientRect().width || 600));
   const replies = results.filter((result) => result.type === 'reply');
   const lost = results.filter((result) => result.type === 'timeout');
-  const top = niceMax(Math.max(0, ...replies.map((reply) => reply.time_ms)));
+  const ticks = yTicks(Math.max(0, ...replies.map((reply) => reply.time_ms)));
+  const top = ticks.at(-1) ?? 1;
+  const yLabels = ticks.map((value) => svg('text', { class: 'axis-label', 'text-anchor': 'end' }, ms(value)));
+  chart.replaceChildren(...yLabels);
+  // Measured as rendered (font and size from the style sheet); a detached chart falls back to an estimate.
+  const widest = Math.max(
+    ...yLabels.map((label, index) => label.getComputedTextLength() || ms(ticks[index]).length * 6.5),
+  );
+  const left = Math.ceil(widest) + 12;
   const last = Math.max(count, ...results.map((result) => result.seq));
-  const plotWidth = width - PAD.left - PAD.right;
+  const plotWidth = width - left - PAD.right;
   const plotHeight = HEIGHT - PAD.top - PAD.bottom;
-  const x = (seq) => PAD.left + (last === 1 ? plotWidth / 2 : ((seq - 1) / (last - 1)) * plotWidth);
+  const x = (seq) => left + (last === 1 ? plotWidth / 2 : ((seq - 1) / (last - 1)) * plotWidth);
   const y = (time) => PAD.top + plotHeight - (time / top) * plotHeight;
   chart.setAttribute('viewBox', `0 0 ${width} ${HEIGHT}`);
   chart.setAttribute('width', String(width));
   chart.setAttribute('height', String(HEIGHT));
   const parts = [];
-  for (let step = 0; step <= 4; step++) {
-    const value = (top * step) / 4;
-    parts.push(svg('line', { class: 'grid-line', x1: PAD.left, x2: width - PAD.right, y1: y(value), y2: y(value) }));
-    parts.push(svg('text', { class: 'axis-label', x: PAD.left - 6, y: y(value) + 4, 'text-anchor': 'end' }, ms(value)));
-  }
+  ticks.forEach((value, index) => {
+    parts.push(svg('line', { class: 'grid-line', x1: left, x2: width - PAD.right, y1: y(value), y2: y(value) }));
+    yLabels[index].setAttribute('x', String(left - 6));
+    yLabels[index].setAttribute('y', String(y(value) + 4));
+    parts.push(yLabels[index]);
+  });
   const labelEvery = Math.ceil(last / Math.max(2, Math.floor(plotWidth / 28)));
   for (let seq = 1; seq <= last; seq++) {
     if ((seq - 1) % labelEvery !== 0 && seq !== last) continue;
@@ -89,7 +106,7 @@ function drawChart(chart, results, count) {
   chart.replaceChildren(...parts);
   chart.setAttribute(
     'aria-label',
-    `Round-trip times: ${replies.length} ${replies.length === 1 ? 'reply' : 'replies'}, ${lost.length} lost, of ${count} requests.`,
+    `Round-trip times: ${replies.length} ${replies.length === 1 ? 'reply' : 'replies'}, ${lost.length} lost, of ${plural(count, 'request')}.`,
   );
 }
 
@@ -207,7 +224,10 @@ async function runPing({ form, apiPath, result, status, signal }) {
     } else if (event.type === 'done') {
       finished = true;
       summary.replaceChildren(summaryLine(event));
-      say(status, `Done: ${event.packets_received} of ${event.packets_sent} replies, ${event.packet_loss}% loss.`);
+      say(
+        status,
+        `Done: ${event.packets_received} of ${event.packets_sent} ${event.packets_sent === 1 ? 'reply' : 'replies'}, ${event.packet_loss}% loss.`,
+      );
     } else if (event.type === 'error') {
       finished = true;
       summary.replaceChildren(errorAlert(`Ping stopped: ${event.message}`));

@@ -9,6 +9,7 @@ import {
   errorAlert,
   h,
   labelCells,
+  plural,
   readEvents,
   say,
   shellQuote,
@@ -165,11 +166,11 @@ async function runTraceroute({ form, apiPath, result, status, signal }) {
           'p',
           { class: `verdict ${event.reached ? 'good' : 'warn'}` },
           event.reached
-            ? `Reached in ${event.total_hops} hops.`
-            : `Not reached: traceroute stopped after ${event.total_hops} hops.`,
+            ? `Reached in ${plural(event.total_hops, 'hop')}.`
+            : `Not reached: traceroute stopped after ${plural(event.total_hops, 'hop')}.`,
         ),
       );
-      say(status, event.reached ? `Reached in ${event.total_hops} hops.` : 'Destination not reached.');
+      say(status, event.reached ? `Reached in ${plural(event.total_hops, 'hop')}.` : 'Destination not reached.');
     } else if (event.type === 'error') {
       outcome.replaceChildren(errorAlert(`Traceroute stopped: ${event.message}`));
       say(status, '');
