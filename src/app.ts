@@ -95,6 +95,8 @@ export interface AppDeps {
   trustedCertificates?: readonly string[];
   /** Port asked when a WHOIS referral names none (43); tests run their fake WHOIS servers on another. */
   whoisReferralPort?: number;
+  /** Ports RDAP URLs may name (443 and 80); tests run their fake RDAP servers on another. */
+  rdapPorts?: readonly number[];
 }
 
 declare module 'fastify' {
@@ -272,6 +274,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       cache: countedTtlCache(shared.ttlCache<WhoisResult>('whois', config.whoisCacheEntries), 'whois', metrics),
       onUpstream: (upstream, outcome, seconds) => metrics.upstream(upstream, outcome, seconds),
       referralPort: deps.whoisReferralPort,
+      rdapPorts: deps.rdapPorts,
       trustedCertificates: deps.trustedCertificates,
     }),
   );

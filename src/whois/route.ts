@@ -128,7 +128,8 @@ const DESCRIPTION = `WHOIS over port 43, following referrals, with RDAP as the f
 **Chain.** The lookup starts at WHOIS_SERVER (IANA by default) and follows each answer's referral
 (\`refer:\`, \`whois:\`, \`Registrar WHOIS Server:\`, ARIN's \`ReferralServer: whois://\`) to the most specific
 server: at most ${MAX_REFERRALS} referrals, never the same server twice. A referral to another protocol (RWHOIS,
-a web page) is shown with a note, not followed. Every server name is resolved through the
+a web page) or to a port other than 43 (\`whois.example:8043\`) is shown with a note, not followed; RDAP URLs,
+from the bootstrap registry or a redirect, are asked only on ports 443 and 80 (another is a failed step saying so). Every server name is resolved through the
 service's resolver and the connection goes to the address checked: a referral to a private, loopback,
 link-local, multicast, reserved or metadata address is never connected to (unless ALLOW_PRIVATE_TARGETS). Some
 servers get their own query syntax (ARIN \`n + <ip>\`, DENIC \`-T dn,ace <domain>\`, JPRS/JPNIC \`/e\`); \`servers\`
