@@ -42,6 +42,7 @@ import type { CallerResolver } from './limits/caller.ts';
 import { createRateLimiter } from './limits/limiter.ts';
 import { registerRateLimiting } from './limits/rate-limit-hook.ts';
 import type { RateLimitStore } from './limits/store.ts';
+import { createUpstreamCharges } from './limits/upstream-cost.ts';
 import { createMailChecker } from './mail/checker.ts';
 import { registerMailRoute } from './mail/route.ts';
 import { joinClusterMetrics } from './metrics/cluster.ts';
@@ -201,6 +202,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     ownerChanges: shared.ownerChanges,
     onKeyCache: (hit) => metrics.cache('key', hit),
   });
+  const charges = createUpstreamCharges({ store, limits: config.rateLimits, now });
   registerRateLimiting(app, {
     limiter: createRateLimiter({ store, limits: config.rateLimits, now }),
     callers: deps.callers ?? accounts.callers,
@@ -246,6 +248,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       cache: countedTtlCache(shared.ttlCache('dnsbl', 10_000), 'dnsbl', metrics),
       cacheSeconds: config.dnsblCacheSeconds,
     }),
+    charges,
   );
   // Probes: the deps they share are made once (one set of stream caps), then one line per tool.
   const probes = createProbeRouteDeps(app, config, {
@@ -278,7 +281,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       trustedCertificates: deps.trustedCertificates,
     }),
   );
-  registerMailRoute(app, createMailChecker(resolver));
+  registerMailRoute(app, createMailChecker(resolver), charges);
   registerSslRoute(
     app,
     timedTlsChecker(
