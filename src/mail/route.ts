@@ -5,6 +5,7 @@ import { normaliseQueryName } from '../dns/names.ts';
 import { describeDnsFailure } from '../dns/route.ts';
 import { apiErrors } from '../http/errors.ts';
 import { commonErrorResponses, okResponse, upstreamErrorResponse } from '../http/schemas.ts';
+import { type InFlightCap, inFlightCapText, withinInFlightCap } from '../limits/in-flight.ts';
 import { type QuestionTally, UPSTREAM_COST_RULE, type UpstreamCharges } from '../limits/upstream-cost.ts';
 import { MAIL_CHECK_TIME_LIMIT_MS, MAX_QUERIES_PER_CHECK, type MailChecker, MailLookupFailed } from './checker.ts';
 import { MailReport } from './report.ts';
@@ -28,7 +29,15 @@ const MailQuery = Type.Object({
 
 const DESCRIPTION = `Mail authentication in one call: MX with addresses, SPF with its RFC 7208 lookup count, DMARC, a DKIM key, MTA-STS and TLS-RPT. Every lookup goes through the service's resolver and cache (\`DNS_SERVERS\`); the domain's own records are asked at once, then MX host addresses and SPF includes level by level. One call asks at most ${MAX_QUERIES_PER_CHECK} DNS questions and takes at most ${MAIL_CHECK_TIME_LIMIT_MS / 1000} s (a lookup still out then is a problem of its section). A domain that does not exist is a 200 with \`exists: false\`; 502 only when neither its MX nor its TXT lookup got an answer (SERVFAIL, timeout). Organisational-domain DMARC fallback and the MTA-STS policy file over HTTPS are not fetched.
 
-${UPSTREAM_COST_RULE}`;
+${UPSTREAM_COST_RULE}
+
+${inFlightCapText('MAIL')}`;
+
+/**
+ * The most descriptors one check may hold at once: a UDP socket per DNS question out, and it never
+ * asks more than MAX_QUERIES_PER_CHECK in all.
+ */
+export const MAIL_SOCKETS_PER_CALL = MAX_QUERIES_PER_CHECK;
 
 /** The domain as a query name, or a 400 naming what is wrong. */
 function mailDomain(input: string): string {
@@ -63,7 +72,7 @@ function dkimSelector(input: string | undefined, domain: string): string | null 
 export function registerMailRoute(
   app: FastifyInstance,
   checker: MailChecker,
-  charges: UpstreamCharges,
+  limits: { cap: InFlightCap; charges: UpstreamCharges },
 ): void {
   app.get<{ Querystring: { domain: string; dkim_selector?: string } }>(
     '/api/v1/mail',
@@ -85,13 +94,13 @@ export function registerMailRoute(
       const selector = dkimSelector(request.query.dkim_selector, domain);
       const tally: QuestionTally = { questions: 0 };
       try {
-        return await checker.check(domain, selector, tally);
+        return await withinInFlightCap(limits.cap, request, () => checker.check(domain, selector, tally));
       } catch (error) {
         if (error instanceof MailLookupFailed)
           throw apiErrors.upstream(describeDnsFailure(domain, 'MX', error.dnsError));
         throw error;
       } finally {
-        await charges.settle(request, reply, tally);
+        await limits.charges.settle(request, reply, tally);
       }
     },
   );
