@@ -61,6 +61,7 @@ describe('GET /api/v1/whois', () => {
           if (query.endsWith('.rdaptest')) return ianaTld('rdaptest', null);
           if (query.endsWith('.failtest')) return ianaTld('failtest', 'whois.nic.failtest');
           if (query.endsWith('.refusetest')) return ianaTld('refusetest', 'refused.whois.test');
+          if (query.endsWith('.porttest')) return ianaTld('porttest', 'whois.nic.failtest:8043');
           if (query.endsWith('.privtest')) return ianaTld('privtest', 'whois.nic.privtest');
           if (query.endsWith('.resettest')) return ianaTld('resettest', 'whois.nic.resettest');
           // An address nobody answers for at port 43 (documentation range): IANA times out.
@@ -358,6 +359,17 @@ describe('GET /api/v1/whois', () => {
     const hostBits = await whois('8.8.8.8/24');
     assert.equal(hostBits.status, 400);
     assert.match(hostBits.body.error, /the network is 8\.8\.8\.0\/24/);
+  });
+
+  it("does not follow a WHOIS referral to a port other than 43 (here: the fake servers' port), and says why", async () => {
+    const { status, body } = await whois('example.porttest');
+    assert.equal(status, 200);
+    assert.equal(body.servers.length, 1, 'only IANA was asked');
+    assert.equal(body.servers[0].referral, 'whois.nic.failtest:8043');
+    assert.equal(
+      body.servers[0].note,
+      `referral not followed: whois.nic.failtest:8043 names port 8043; referrals are followed to port ${network.port} only`,
+    );
   });
 
   it('does not follow an RDAP redirect to a port other than 443 and 80 (here: the fake server), and says why', async () => {
