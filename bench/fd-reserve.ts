@@ -162,6 +162,7 @@ try {
       '/healthz failed': health.length - answered.length,
       '/healthz failures': [...new Set(health.flatMap((probe) => (probe.reason ? [probe.reason] : [])))].join(' '),
       '/healthz p50 ms': Number(percentile(answered, 50).toFixed(1)),
+      '/healthz p95 ms': Number(percentile(answered, 95).toFixed(1)),
       '/healthz max ms': Number(Math.max(...answered).toFixed(1)),
       '/ssl answers': Object.entries(statuses)
         .map(([status, count]) => `${count}x ${status}`)
