@@ -34,16 +34,19 @@ import { registerAnswerConstraint } from './http/route-config.ts';
 import { compilingOncePerSchema } from './http/serializers.ts';
 import { strictValidators } from './http/validators.ts';
 import { createHttpChecker } from './httpcheck/checker.ts';
-import { registerHttpCheckRoute } from './httpcheck/route.ts';
+import { HTTP_CHECK_SOCKETS_PER_CALL, registerHttpCheckRoute } from './httpcheck/route.ts';
 import type { IpDataStore } from './ipinfo/data/ip-data-store.ts';
 import { registerIpFamilyRoute } from './ipinfo/ip-family-route.ts';
 import { registerIpInfo } from './ipinfo/ip-info.ts';
 import type { CallerResolver } from './limits/caller.ts';
+import { deriveUpstreamCaps, processOpenFilesLimit } from './limits/descriptors.ts';
+import type { InFlightCap } from './limits/in-flight.ts';
 import { createRateLimiter } from './limits/limiter.ts';
 import { registerRateLimiting } from './limits/rate-limit-hook.ts';
 import type { RateLimitStore } from './limits/store.ts';
-import { createMailChecker } from './mail/checker.ts';
-import { registerMailRoute } from './mail/route.ts';
+import { createUpstreamCharges } from './limits/upstream-cost.ts';
+import { createMailChecker, MAIL_CHECK_TIME_LIMIT_MS } from './mail/checker.ts';
+import { MAIL_SOCKETS_PER_CALL, registerMailRoute } from './mail/route.ts';
 import { joinClusterMetrics } from './metrics/cluster.ts';
 import { registerHttpMetrics } from './metrics/http-metrics.ts';
 import {
@@ -60,18 +63,19 @@ import { registerMtrRoute } from './probes/mtr/route.ts';
 import { registerPingRoute } from './probes/ping/route.ts';
 import type { Spawner } from './probes/spawn/spawner.ts';
 import { createProbeRouteDeps } from './probes/stream/deps.ts';
+import { createStreamSlots } from './probes/stream/slots.ts';
 import { registerTracerouteRoute } from './probes/traceroute/route.ts';
 import { createSharedState } from './scale/shared-state.ts';
 import { openRepository } from './storage/open.ts';
 import type { AccountRepository } from './storage/repository.ts';
 import { registerTextRoutes } from './text/text-routes.ts';
 import { createTlsChecker } from './tls/inspect.ts';
-import { registerSslRoute } from './tls/route.ts';
+import { registerSslRoute, SSL_SOCKETS_PER_CALL } from './tls/route.ts';
 import { DASHBOARD_PATH, registerDashboard } from './web/dashboard-routes.ts';
 import { createAssetStore } from './web/site/assets.ts';
 import { registerSite } from './web/site/routes.ts';
 import { buildWhoisService } from './whois/build.ts';
-import { registerWhoisRoute } from './whois/route.ts';
+import { registerWhoisRoute, WHOIS_SOCKETS_PER_CALL, whoisHoldMs } from './whois/route.ts';
 import type { WhoisResult } from './whois/service.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -95,6 +99,10 @@ export interface AppDeps {
   trustedCertificates?: readonly string[];
   /** Port asked when a WHOIS referral names none (43); tests run their fake WHOIS servers on another. */
   whoisReferralPort?: number;
+  /** Ports RDAP URLs may name (443 and 80); tests run their fake RDAP servers on another. */
+  rdapPorts?: readonly number[];
+  /** The soft open-files limit the in-flight caps are fitted under (default: /proc/self/limits; null: none known). */
+  openFilesLimit?: number | null;
 }
 
 declare module 'fastify' {
@@ -199,6 +207,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     ownerChanges: shared.ownerChanges,
     onKeyCache: (hit) => metrics.cache('key', hit),
   });
+  const charges = createUpstreamCharges({ store, limits: config.rateLimits, now });
   registerRateLimiting(app, {
     limiter: createRateLimiter({ store, limits: config.rateLimits, now }),
     callers: deps.callers ?? accounts.callers,
@@ -222,6 +231,49 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       transport: timedDnsTransport(createSocketTransport(), metrics),
     });
 
+  // What holds upstream sockets is capped in flight, the caps fitted under the open-files limit.
+  const upstream = deriveUpstreamCaps(
+    {
+      ssl: {
+        maxInFlight: config.tlsMaxInFlight,
+        maxPerClient: config.tlsMaxInFlightPerClient,
+        socketsPerCall: SSL_SOCKETS_PER_CALL,
+      },
+      http: {
+        maxInFlight: config.httpCheckMaxInFlight,
+        maxPerClient: config.httpCheckMaxInFlightPerClient,
+        socketsPerCall: HTTP_CHECK_SOCKETS_PER_CALL,
+      },
+      mail: {
+        maxInFlight: config.mailMaxInFlight,
+        maxPerClient: config.mailMaxInFlightPerClient,
+        socketsPerCall: MAIL_SOCKETS_PER_CALL,
+      },
+      whois: {
+        maxInFlight: config.whoisMaxInFlight,
+        maxPerClient: config.whoisMaxInFlightPerClient,
+        socketsPerCall: WHOIS_SOCKETS_PER_CALL,
+      },
+    },
+    deps.openFilesLimit === undefined ? processOpenFilesLimit() : deps.openFilesLimit,
+    config.fdReserve,
+  );
+  if (upstream.reduced) {
+    app.log.warn(
+      { caps: upstream.caps, budget: upstream.budget },
+      'in-flight caps lowered to fit the open-files limit minus FD_RESERVE',
+    );
+  }
+  const inFlightCap = (name: keyof typeof upstream.caps, what: string, holdMs: number): InFlightCap => ({
+    what,
+    holdMs,
+    now,
+    slots: createStreamSlots({
+      maxConcurrent: upstream.caps[name].maxInFlight,
+      maxPerClient: upstream.caps[name].maxPerClient,
+    }),
+  });
+
   // Capabilities: each registers its own routes.
   registerHealthRoutes(app, app.readiness);
   registerIpFamilyRoute(app, now);
@@ -244,6 +296,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       cache: countedTtlCache(shared.ttlCache('dnsbl', 10_000), 'dnsbl', metrics),
       cacheSeconds: config.dnsblCacheSeconds,
     }),
+    charges,
   );
   // Probes: the deps they share are made once (one set of stream caps), then one line per tool.
   const probes = createProbeRouteDeps(app, config, {
@@ -272,10 +325,15 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       cache: countedTtlCache(shared.ttlCache<WhoisResult>('whois', config.whoisCacheEntries), 'whois', metrics),
       onUpstream: (upstream, outcome, seconds) => metrics.upstream(upstream, outcome, seconds),
       referralPort: deps.whoisReferralPort,
+      rdapPorts: deps.rdapPorts,
       trustedCertificates: deps.trustedCertificates,
     }),
+    inFlightCap('whois', '/whois lookups', whoisHoldMs(config.whoisTimeoutMs)),
   );
-  registerMailRoute(app, createMailChecker(resolver));
+  registerMailRoute(app, createMailChecker(resolver), {
+    cap: inFlightCap('mail', '/mail checks', MAIL_CHECK_TIME_LIMIT_MS),
+    charges,
+  });
   registerSslRoute(
     app,
     timedTlsChecker(
@@ -289,6 +347,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       }),
       metrics,
     ),
+    inFlightCap('ssl', '/ssl checks', config.tlsTimeoutMs),
   );
   registerHttpCheckRoute(
     app,
@@ -302,6 +361,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       ...(deps.trustedCertificates ? { trustedCertificates: deps.trustedCertificates } : {}),
     }),
     config.httpCheckPorts,
+    inFlightCap('http', '/http checks', config.httpCheckTimeoutMs),
   );
   await registerAccountRoutes(app, accounts);
   const siteAssets = createAssetStore();

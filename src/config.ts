@@ -9,7 +9,9 @@ import { parseTargetPolicy } from './dns/target-policy.ts';
 import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.ts';
 import { httpCheckConfigVariables } from './httpcheck/config.ts';
 import { ipInfoConfigVariables } from './ipinfo/config.ts';
+import { limitsConfigVariables } from './limits/config.ts';
 import { parseRateLimits, type TierLimits } from './limits/tiers.ts';
+import { mailConfigVariables } from './mail/config.ts';
 import { metricsConfigVariables } from './metrics/config.ts';
 import { streamConfigVariables } from './probes/stream/config.ts';
 import { tracerouteConfigVariables } from './probes/traceroute/config.ts';
@@ -115,6 +117,8 @@ export const configVariables = {
   ...accountsConfigVariables,
   ...webConfigVariables,
   ...httpCheckConfigVariables,
+  ...mailConfigVariables,
+  ...limitsConfigVariables,
 } satisfies Record<string, ConfigVariable<unknown>>;
 
 type Variables = typeof configVariables;

@@ -1,6 +1,7 @@
 import type { TtlCache } from '../cache/ttl-cache.ts';
 import { DnsError, dnsFailureInWords } from '../dns/errors.ts';
 import type { Resolver } from '../dns/resolver.ts';
+import type { QuestionTally } from '../limits/upstream-cost.ts';
 import { type DnsblOutcome, type DnsblStatus, interpretDnsblOutcome } from './interpret.ts';
 import { type Dnsbl, dnsblQueryName, hideZoneKeys } from './lists.ts';
 
@@ -30,7 +31,8 @@ export interface BlacklistReport {
 }
 
 export interface BlacklistChecker {
-  check(ipv4: string): Promise<BlacklistReport>;
+  /** `tally`, when given, counts the DNS questions asked (what the call costs against the limits). */
+  check(ipv4: string, tally?: QuestionTally): Promise<BlacklistReport>;
 }
 
 /**
@@ -47,8 +49,9 @@ export function createBlacklistChecker(options: {
 }): BlacklistChecker {
   const { resolver, lists, timeoutMs, cache, cacheSeconds } = options;
 
-  async function checkList(ip: string, list: Dnsbl): Promise<DnsblResult> {
+  async function checkList(ip: string, list: Dnsbl, tally: QuestionTally): Promise<DnsblResult> {
     const name = dnsblQueryName(ip, list.zone);
+    tally.questions += 2;
     const [address, text] = await Promise.allSettled([
       resolver.query(name, 'A', { timeoutMs }),
       resolver.query(name, 'TXT', { timeoutMs }),
@@ -78,10 +81,10 @@ export function createBlacklistChecker(options: {
   }
 
   return {
-    async check(ip) {
+    async check(ip, tally = { questions: 0 }) {
       const cached = await cache.get(ip);
       if (cached) return { ...cached, cached: true };
-      const results = await Promise.all(lists.map((list) => checkList(ip, list)));
+      const results = await Promise.all(lists.map((list) => checkList(ip, list, tally)));
       const listed = results.filter((result) => result.status === 'listed').length;
       const errors = results.filter((result) => result.status === 'error').length;
       const complete = errors === 0;

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { apiErrors } from '../http/errors.ts';
 import { commonErrorResponses, okResponse } from '../http/schemas.ts';
+import { type QuestionTally, UPSTREAM_COST_RULE, type UpstreamCharges } from '../limits/upstream-cost.ts';
 import type { BlacklistChecker } from './checker.ts';
 
 const DnsblResultSchema = Type.Object(
@@ -40,27 +41,35 @@ export const BlacklistReportSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export function registerBlacklistRoute(app: FastifyInstance, checker: BlacklistChecker): void {
+export function registerBlacklistRoute(
+  app: FastifyInstance,
+  checker: BlacklistChecker,
+  charges: UpstreamCharges,
+): void {
   app.get<{ Querystring: { ip: string } }>(
     '/api/v1/blacklist',
     {
       schema: {
         summary: 'Check an IPv4 address against DNS blacklists',
-        description:
-          'Every list is queried in parallel through the service resolver, each bounded by DNSBL_TIMEOUT_MS. The list set is configurable (DNSBL_ZONES).',
+        description: `Every list is queried in parallel through the service resolver (an A and a TXT question per list, 16 with the default set), each bounded by DNSBL_TIMEOUT_MS. The list set is configurable (DNSBL_ZONES).\n\n${UPSTREAM_COST_RULE}`,
         tags: ['blacklist'],
         querystring: Type.Object({ ip: Type.String({ description: 'An IPv4 address.', examples: ['127.0.0.2'] }) }),
         response: { 200: okResponse(BlacklistReportSchema, 'One result per list.'), ...commonErrorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const ip = request.query.ip.trim();
       const family = isIP(ip);
       if (family === 6) {
         throw apiErrors.invalidParameter('ip', 'IPv6 is not supported by these lists; give an IPv4 address');
       }
       if (family !== 4) throw apiErrors.invalidParameter('ip', 'must be an IPv4 address such as 192.0.2.1');
-      return checker.check(ip);
+      const tally: QuestionTally = { questions: 0 };
+      try {
+        return await checker.check(ip, tally);
+      } finally {
+        await charges.settle(request, reply, tally);
+      }
     },
   );
 }

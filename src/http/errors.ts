@@ -162,6 +162,18 @@ export const apiErrors = {
       nowMs,
     ),
 
+  /** An in-flight cap of /ssl, /http, /mail or /whois (`what`: "/ssl checks"); `reset` is when a slot is free at the latest. */
+  tooManyInFlight: (what: string, scope: 'client' | 'server', limit: number, reset: number, nowMs: number) =>
+    tooMany(
+      'too_many_in_flight',
+      scope === 'client'
+        ? `Too many ${what} at once: you already have ${limit} running, the most one caller may have. Wait for one to finish (by ${new Date(reset * 1000).toISOString()} at the latest).`
+        : `Too many ${what} at once: the server is running its maximum of ${limit} for all callers. Try again shortly (one ends by ${new Date(reset * 1000).toISOString()} at the latest).`,
+      limit,
+      reset,
+      nowMs,
+    ),
+
   // The account API (cookie sessions, not API keys).
   missingField: (name: string) =>
     new ApiError(400, 'bad_request', `Missing required field '${name}' in the JSON body.`),

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { apiErrors } from '../http/errors.ts';
 import { commonErrorResponses, okResponse, upstreamErrorResponse } from '../http/schemas.ts';
+import { type InFlightCap, inFlightCapText, withinInFlightCap } from '../limits/in-flight.ts';
 import { type HttpChecker, HttpCheckRefusal, MAX_REDIRECTS } from './checker.ts';
 import type { PortRanges } from './config.ts';
 import { HttpCheckError } from './exchange.ts';
@@ -120,9 +121,19 @@ address), \`tcp\` (refused, unreachable), \`tls\` (handshake failed, not TLS), \
 response), \`download\` (the body broke off), \`redirect\` (more than ${MAX_REDIRECTS}, an invalid Location, or a
 redirect to a refused scheme, port or address). HTTP_CHECK_TIMEOUT_MS bounds the whole check; past it the 502
 names the phase that did not finish. Each request is sent with \`User-Agent: netinfo-http-check/1\` and
-\`Accept: */*\`, on a new connection.`;
+\`Accept: */*\`, on a new connection.
 
-export function registerHttpCheckRoute(app: FastifyInstance, checker: HttpChecker, ports: PortRanges): void {
+${inFlightCapText('HTTP_CHECK')}`;
+
+/** The most descriptors one check holds at once: one connection (hops are sequential) and a DNS socket. */
+export const HTTP_CHECK_SOCKETS_PER_CALL = 2;
+
+export function registerHttpCheckRoute(
+  app: FastifyInstance,
+  checker: HttpChecker,
+  ports: PortRanges,
+  cap: InFlightCap,
+): void {
   app.get<{ Querystring: { url: string; method?: 'GET' | 'HEAD' } }>(
     '/api/v1/http',
     {
@@ -157,7 +168,9 @@ export function registerHttpCheckRoute(app: FastifyInstance, checker: HttpChecke
       };
       reply.raw.once('close', onClose);
       try {
-        return await checker.check(parsed.target, request.query.method ?? 'GET', left.signal);
+        return await withinInFlightCap(cap, request, () =>
+          checker.check(parsed.target, request.query.method ?? 'GET', left.signal),
+        );
       } catch (error) {
         if (error instanceof HttpCheckRefusal) throw apiErrors.invalidParameter('url', error.message);
         if (error instanceof HttpCheckError)

@@ -1,6 +1,7 @@
 import { DnsError, dnsFailureInWords } from '../dns/errors.ts';
 import type { DnsRecord } from '../dns/records.ts';
 import type { QueryResult, Resolver } from '../dns/resolver.ts';
+import type { QuestionTally } from '../limits/upstream-cost.ts';
 import { parseDkimRecord } from './dkim.ts';
 import { isDmarcRecord, parseDmarcRecord } from './dmarc.ts';
 import type { MailReport, MxSection, SpfSection } from './report.ts';
@@ -27,7 +28,10 @@ export const MX_HOSTS_RESOLVED = 10;
  */
 export const MAIL_CHECK_TIME_LIMIT_MS = 10_000;
 
-export type MailChecker = { check(domain: string, dkimSelector: string | null): Promise<MailReport> };
+export type MailChecker = {
+  /** `tally`, when given, counts the questions asked (what the call costs against the limits). */
+  check(domain: string, dkimSelector: string | null, tally?: QuestionTally): Promise<MailReport>;
+};
 
 /** Thrown when not even the domain's own MX and TXT lookups got an answer: the check says nothing. */
 export class MailLookupFailed extends Error {
@@ -39,7 +43,7 @@ export class MailLookupFailed extends Error {
 }
 
 export function createMailChecker(resolver: Resolver, timeLimitMs = MAIL_CHECK_TIME_LIMIT_MS): MailChecker {
-  return { check: (domain, selector) => checkMail(resolver, domain, selector, timeLimitMs) };
+  return { check: (domain, selector, tally) => checkMail(resolver, domain, selector, timeLimitMs, tally) };
 }
 
 type Asked = { result: QueryResult | null; failure: string | null; error: DnsError | null };
@@ -49,6 +53,7 @@ async function checkMail(
   domain: string,
   selector: string | null,
   timeLimitMs: number,
+  tally: QuestionTally = { questions: 0 },
 ): Promise<MailReport> {
   let budget = MAX_QUERIES_PER_CHECK;
   let budgetSpent = false;
@@ -74,6 +79,7 @@ async function checkMail(
       };
     }
     budget -= 1;
+    tally.questions += 1;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<null>((resolve) => {
       timer = setTimeout(() => resolve(null), left);

@@ -5,16 +5,10 @@ import { normaliseQueryName } from '../dns/names.ts';
 import { describeDnsFailure } from '../dns/route.ts';
 import { apiErrors } from '../http/errors.ts';
 import { commonErrorResponses, okResponse, upstreamErrorResponse } from '../http/schemas.ts';
+import { type InFlightCap, inFlightCapText, withinInFlightCap } from '../limits/in-flight.ts';
+import { type QuestionTally, UPSTREAM_COST_RULE, type UpstreamCharges } from '../limits/upstream-cost.ts';
 import { MAIL_CHECK_TIME_LIMIT_MS, MAX_QUERIES_PER_CHECK, type MailChecker, MailLookupFailed } from './checker.ts';
 import { MailReport } from './report.ts';
-
-/**
- * What one call counts against the caller's limits: it asks 6 to about 40 DNS questions (at most
- * MAX_QUERIES_PER_CHECK), where /api/v1/dns asks one; 5 keeps a public caller's 100 an hour from
- * becoming thousands of upstream queries while a whole check still costs less than asking its
- * records one by one.
- */
-export const MAIL_RATE_LIMIT_COST = 5;
 
 // RFC 6376 selectors are sub-domains; underscores are refused by the ABNF but used in the wild.
 const SELECTOR_LABEL = /^[a-z0-9][a-z0-9_-]{0,62}$/i;
@@ -32,7 +26,17 @@ const MailQuery = Type.Object({
   ),
 });
 
-const DESCRIPTION = `Mail authentication in one call: MX with addresses, SPF with its RFC 7208 lookup count, DMARC, a DKIM key, MTA-STS and TLS-RPT. Every lookup goes through the service's resolver and cache (\`DNS_SERVERS\`); the domain's own records are asked at once, then MX host addresses and SPF includes level by level. One call asks at most ${MAX_QUERIES_PER_CHECK} DNS questions, takes at most ${MAIL_CHECK_TIME_LIMIT_MS / 1000} s (a lookup still out then is a problem of its section), and counts as ${MAIL_RATE_LIMIT_COST} requests against the rate limits (a request refused for its domain or selector counts 1). A domain that does not exist is a 200 with \`exists: false\`; 502 only when neither its MX nor its TXT lookup got an answer (SERVFAIL, timeout). Organisational-domain DMARC fallback and the MTA-STS policy file over HTTPS are not fetched.`;
+const DESCRIPTION = `Mail authentication in one call: MX with addresses, SPF with its RFC 7208 lookup count, DMARC, a DKIM key, MTA-STS and TLS-RPT. Every lookup goes through the service's resolver and cache (\`DNS_SERVERS\`); the domain's own records are asked at once, then MX host addresses and SPF includes level by level. One call asks at most ${MAX_QUERIES_PER_CHECK} DNS questions and takes at most ${MAIL_CHECK_TIME_LIMIT_MS / 1000} s (a lookup still out then is a problem of its section). A domain that does not exist is a 200 with \`exists: false\`; 502 only when neither its MX nor its TXT lookup got an answer (SERVFAIL, timeout). Organisational-domain DMARC fallback and the MTA-STS policy file over HTTPS are not fetched.
+
+${UPSTREAM_COST_RULE}
+
+${inFlightCapText('MAIL')}`;
+
+/**
+ * The most descriptors one check may hold at once: a UDP socket per DNS question out, and it never
+ * asks more than MAX_QUERIES_PER_CHECK in all.
+ */
+export const MAIL_SOCKETS_PER_CALL = MAX_QUERIES_PER_CHECK;
 
 /** The domain as a query name, or a 400 naming what is wrong. */
 function mailDomain(input: string): string {
@@ -64,27 +68,14 @@ function dkimSelector(input: string | undefined, domain: string): string | null 
   return selector;
 }
 
-/**
- * What a request counts: MAIL_RATE_LIMIT_COST for a check, 1 for one refused for its domain or
- * selector (it asks nothing; the handler gives the 400). Counted before the schema is applied,
- * so the raw query is checked with the handler's own rules.
- */
-export function mailRequestCost(query: unknown): number {
-  const { domain, dkim_selector: selector } = (query ?? {}) as Record<string, unknown>;
-  if (typeof domain !== 'string' || (selector !== undefined && typeof selector !== 'string')) return 1;
-  try {
-    dkimSelector(selector, mailDomain(domain));
-    return MAIL_RATE_LIMIT_COST;
-  } catch {
-    return 1;
-  }
-}
-
-export function registerMailRoute(app: FastifyInstance, checker: MailChecker): void {
+export function registerMailRoute(
+  app: FastifyInstance,
+  checker: MailChecker,
+  limits: { cap: InFlightCap; charges: UpstreamCharges },
+): void {
   app.get<{ Querystring: { domain: string; dkim_selector?: string } }>(
     '/api/v1/mail',
     {
-      config: { rateLimitCost: (request) => mailRequestCost(request.query) },
       schema: {
         summary: 'Mail authentication of a domain: MX, SPF, DMARC, DKIM, MTA-STS, TLS-RPT',
         description: DESCRIPTION,
@@ -97,15 +88,18 @@ export function registerMailRoute(app: FastifyInstance, checker: MailChecker): v
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const domain = mailDomain(request.query.domain);
       const selector = dkimSelector(request.query.dkim_selector, domain);
+      const tally: QuestionTally = { questions: 0 };
       try {
-        return await checker.check(domain, selector);
+        return await withinInFlightCap(limits.cap, request, () => checker.check(domain, selector, tally));
       } catch (error) {
         if (error instanceof MailLookupFailed)
           throw apiErrors.upstream(describeDnsFailure(domain, 'MX', error.dnsError));
         throw error;
+      } finally {
+        await limits.charges.settle(request, reply, tally);
       }
     },
   );

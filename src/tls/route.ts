@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { apiErrors } from '../http/errors.ts';
 import { commonErrorResponses, okResponse, upstreamErrorResponse } from '../http/schemas.ts';
+import { type InFlightCap, inFlightCapText, withinInFlightCap } from '../limits/in-flight.ts';
 import { TlsCheckError } from './check-error.ts';
 import { TLS_VERSIONS } from './client-hello.ts';
 import type { TlsChecker } from './inspect.ts';
@@ -147,7 +148,12 @@ the name has both); private, loopback, link-local, multicast, reserved and metad
 with 400 unless ALLOW_PRIVATE_TARGETS is set. An invalid certificate is still reported in full, with
 \`valid: false\` and the reasons. TLS_TIMEOUT_MS bounds the whole check; connection refused, timeouts, a
 server that does not speak TLS, a STARTTLS exchange that gets no answer, garbage or a refusal, and failed
-handshakes are 502 with a message saying which step failed.`;
+handshakes are 502 with a message saying which step failed.
+
+${inFlightCapText('TLS')}`;
+
+/** The most descriptors one check holds at once: the main connection, one per version probe, a DNS socket. */
+export const SSL_SOCKETS_PER_CALL = 1 + TLS_VERSIONS.length + 1;
 
 /** The `port` parameter against the port written in `host`; a 400 when it is out of range or they differ. */
 function readPort(text: string | undefined, inHost: number | null): number | null {
@@ -162,7 +168,7 @@ function readPort(text: string | undefined, inHost: number | null): number | nul
   return port;
 }
 
-export function registerSslRoute(app: FastifyInstance, checker: TlsChecker): void {
+export function registerSslRoute(app: FastifyInstance, checker: TlsChecker, cap: InFlightCap): void {
   app.get<{ Querystring: { host: string; port?: string; starttls?: StarttlsProtocol; protocols?: 'true' | 'false' } }>(
     '/api/v1/ssl',
     {
@@ -210,12 +216,14 @@ export function registerSslRoute(app: FastifyInstance, checker: TlsChecker): voi
       const { host } = parsed.target;
       const port = readPort(query.port, parsed.target.port);
       try {
-        return await checker.check({
-          ...parsed.target,
-          port,
-          starttls: query.starttls ?? null,
-          protocols: query.protocols === 'true',
-        });
+        return await withinInFlightCap(cap, request, () =>
+          checker.check({
+            ...parsed.target,
+            port,
+            starttls: query.starttls ?? null,
+            protocols: query.protocols === 'true',
+          }),
+        );
       } catch (error) {
         if (!(error instanceof TlsCheckError)) throw error;
         // A name without an address is the caller's mistake; a resolver that failed is ours (README).

@@ -9,6 +9,8 @@ import { createWhoisService, type WhoisResult, type WhoisService, type WhoisUpst
 
 /** RDAP documents are larger than WHOIS text (entities, links, notices), rarely above 100 KiB. */
 export const MAX_RDAP_ANSWER_BYTES = 1024 * 1024;
+/** The ports RDAP servers are asked on: HTTPS and HTTP's own. */
+export const RDAP_PORTS: readonly number[] = [443, 80];
 /** IANA's three bootstrap files together are under 200 KiB. */
 const MAX_BOOTSTRAP_FILE_BYTES = 4 * 1024 * 1024;
 const BOOTSTRAP_TIMEOUT_MS = 30_000;
@@ -25,6 +27,8 @@ export interface WhoisBuildDeps {
   now?: () => number;
   log?: { info(object: object, message: string): void; warn(object: object, message: string): void };
   referralPort?: number | undefined;
+  /** Ports RDAP URLs may name: 443 and 80, except in tests whose fake servers listen elsewhere. */
+  rdapPorts?: readonly number[] | undefined;
   /** PEM certificates that replace Node's bundled roots for RDAP over HTTPS. */
   trustedCertificates?: readonly string[] | undefined;
   /** Default: the snapshot shipped in src/whois/rdap/iana-bootstrap.json. */
@@ -76,6 +80,8 @@ export function buildWhoisService(config: WhoisBuildConfig, deps: WhoisBuildDeps
         const answer = await httpGet(url, {
           resolver: deps.resolver,
           policy,
+          // Like WHOIS referrals: bootstrap data and redirects must not steer the service to any port.
+          ports: deps.rdapPorts ?? RDAP_PORTS,
           timeoutMs: config.whoisTimeoutMs,
           maxBytes: MAX_RDAP_ANSWER_BYTES,
           headers: { accept: 'application/rdap+json, application/json;q=0.9' },

@@ -40,7 +40,10 @@ export interface WhoisChainOptions {
   /** Applied to every referral host; the first server is the operator's choice and is not checked. */
   policy: TargetPolicy;
   firstServer: WhoisServerAddress;
-  /** Port for a referral that names none: 43, except in tests whose fake servers listen elsewhere. */
+  /**
+   * The one port referrals are followed to (43, except in tests whose fake servers listen
+   * elsewhere): the port of a referral that names none; one that names another is not followed.
+   */
   referralPort: number;
   timeoutMs: number;
   maxBytes?: number;
@@ -140,6 +143,11 @@ export async function followWhoisReferrals(target: WhoisChainTarget, options: Wh
     const next = parseWhoisServer(hop.referral, options.referralPort);
     if (!next.ok) {
       hop.note = `referral not followed: ${next.reason}`;
+      return hops;
+    }
+    if (next.server.port !== options.referralPort) {
+      // Like the HTTP check's port list: an answer must not steer the service to any port it likes.
+      hop.note = `referral not followed: ${formatWhoisServer(next.server)} names port ${next.server.port}; referrals are followed to port ${options.referralPort} only`;
       return hops;
     }
     if (asked.has(formatWhoisServer(next.server))) {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { apiErrors } from '../http/errors.ts';
 import { commonErrorResponses, okResponse, upstreamErrorResponse } from '../http/schemas.ts';
+import { type InFlightCap, inFlightCapText, withinInFlightCap } from '../limits/in-flight.ts';
 import { MAX_REFERRALS } from './chain.ts';
 import { parseWhoisTarget } from './parse/target.ts';
 import { WhoisLookupError, type WhoisService } from './service.ts';
@@ -128,7 +129,8 @@ const DESCRIPTION = `WHOIS over port 43, following referrals, with RDAP as the f
 **Chain.** The lookup starts at WHOIS_SERVER (IANA by default) and follows each answer's referral
 (\`refer:\`, \`whois:\`, \`Registrar WHOIS Server:\`, ARIN's \`ReferralServer: whois://\`) to the most specific
 server: at most ${MAX_REFERRALS} referrals, never the same server twice. A referral to another protocol (RWHOIS,
-a web page) is shown with a note, not followed. Every server name is resolved through the
+a web page) or to a port other than 43 (\`whois.example:8043\`) is shown with a note, not followed; RDAP URLs,
+from the bootstrap registry or a redirect, are asked only on ports 443 and 80 (another is a failed step saying so). Every server name is resolved through the
 service's resolver and the connection goes to the address checked: a referral to a private, loopback,
 link-local, multicast, reserved or metadata address is never connected to (unless ALLOW_PRIVATE_TARGETS). Some
 servers get their own query syntax (ARIN \`n + <ip>\`, DENIC \`-T dn,ace <domain>\`, JPRS/JPNIC \`/e\`); \`servers\`
@@ -160,9 +162,19 @@ registry does not know is not an error: \`parsed.registered\` is false.
 **Cache.** Results are cached (WHOIS_CACHE_SECONDS, default one hour; results missing a failed server's answer
 60 s). A cached response says \`cached: true\` and keeps its original \`queried_at\` and \`servers\`.
 A host name below the registered domain (\`www.example.com\`) is sent as given: registries answer "not found"
-for it, as the \`whois\` command does.`;
+for it, as the \`whois\` command does.
 
-export function registerWhoisRoute(app: FastifyInstance, whois: WhoisService): void {
+**Concurrency.** ${inFlightCapText('WHOIS')}`;
+
+/** The most descriptors one lookup holds at once: servers are asked one at a time, each after a DNS question. */
+export const WHOIS_SOCKETS_PER_CALL = 2;
+
+/** The longest one lookup runs: each WHOIS server and each of the two RDAP servers within its timeout. */
+export function whoisHoldMs(timeoutMs: number): number {
+  return (MAX_REFERRALS + 1 + 2) * timeoutMs;
+}
+
+export function registerWhoisRoute(app: FastifyInstance, whois: WhoisService, cap: InFlightCap): void {
   app.get<{ Querystring: { target: string } }>(
     '/api/v1/whois',
     {
@@ -188,7 +200,7 @@ export function registerWhoisRoute(app: FastifyInstance, whois: WhoisService): v
       const parsed = parseWhoisTarget(request.query.target);
       if (!parsed.ok) throw apiErrors.invalidParameter('target', parsed.reason);
       try {
-        return await whois.lookup(parsed.target);
+        return await withinInFlightCap(cap, request, () => whois.lookup(parsed.target));
       } catch (error) {
         if (error instanceof WhoisLookupError) {
           throw error.kind === 'forbidden' ? apiErrors.badRequest(error.message) : apiErrors.upstream(error.message);

@@ -237,6 +237,31 @@ describe('GET /api/v1/blacklist', () => {
     assert.deepEqual(second.results, first.results);
   });
 
+  it('costs one request per 10 DNS questions asked, at least 1: 16 for the default eight lists cost 2 (issue 28, item 11)', async () => {
+    const counted = await buildTestApp({ DNS_SERVERS: formatServer(dns.server), RATE_LIMITS: 'public=100/500' });
+    try {
+      const asked = dns.queries.length;
+      const first = await counted.inject({ url: '/api/v1/blacklist?ip=192.0.2.80' });
+      assert.equal(dns.queries.length - asked, 16, 'an A and a TXT question for each of the eight lists');
+      assert.equal(first.headers['x-ratelimit-remaining'], '98');
+      const reused = await counted.inject({ url: '/api/v1/blacklist?ip=192.0.2.80' });
+      assert.equal(reused.json().cached, true);
+      assert.equal(reused.headers['x-ratelimit-remaining'], '97', 'a reused report asks nothing and costs 1');
+    } finally {
+      await counted.close();
+    }
+    const fewLists = await buildTestApp({
+      DNS_SERVERS: formatServer(dns.server),
+      DNSBL_ZONES: 'clean=clean.test,other=other-clean.test',
+    });
+    try {
+      const response = await fewLists.inject({ url: '/api/v1/blacklist?ip=192.0.2.81' });
+      assert.equal(response.headers['x-ratelimit-remaining'], '99', 'four questions cost the minimum, 1');
+    } finally {
+      await fewLists.close();
+    }
+  });
+
   it('refuses IPv6 and anything that is not an IPv4 address', async () => {
     const v6 = await app.inject({ url: '/api/v1/blacklist?ip=2001:db8::1' });
     assert.equal(v6.statusCode, 400);

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DnsRecord } from '../../src/dns/records.ts';
 import type { Resolver } from '../../src/dns/resolver.ts';
+import { QUESTIONS_PER_UNIT } from '../../src/limits/upstream-cost.ts';
 import { createMailChecker, MAX_QUERIES_PER_CHECK } from '../../src/mail/checker.ts';
-import { MAIL_RATE_LIMIT_COST } from '../../src/mail/route.ts';
 import { buildTestApp } from '../support/app.ts';
 
 /** A resolver answering TXT and MX from a table (other names: no records), counting every query. */
@@ -76,15 +76,37 @@ describe('/api/v1/mail input', () => {
 });
 
 describe('/api/v1/mail limits', () => {
-  it(`counts ${MAIL_RATE_LIMIT_COST} requests against the caller's limits`, async () => {
-    const { resolver } = tableResolver({});
+  // Ten MX hosts (A and AAAA each) on top of the five fixed questions: 25 questions, 3 requests.
+  const manyHosts = () =>
+    tableResolver({}, { 'example.com': Array.from({ length: 10 }, (_, index) => `mx${index}.example.com`) });
+
+  it(`counts one request per ${QUESTIONS_PER_UNIT} DNS questions asked, settled when the call ends (issue 28, item 11)`, async () => {
+    const { resolver, asked } = manyHosts();
     const app = await buildTestApp({ RATE_LIMITS: 'public=100/500' }, { resolver });
+    const small = await app.inject({ url: '/api/v1/mail?domain=small.example' });
+    const fewAsked = asked.length;
+    const mail = await app.inject({ url: '/api/v1/mail?domain=example.com' });
+    const next = await app.inject({ url: '/api/v1/ipv6' });
+    await app.close();
+    assert.equal(fewAsked, 5);
+    assert.equal(small.headers['x-ratelimit-remaining'], '99', 'five questions cost the minimum, 1');
+    assert.equal(asked.length - fewAsked, 25);
+    assert.equal(mail.statusCode, 200);
+    assert.equal(mail.headers['x-ratelimit-remaining'], String(99 - 3), 'the answer already carries the settled cost');
+    assert.equal(next.headers['x-ratelimit-remaining'], String(99 - 3 - 1));
+  });
+
+  it('never refuses a call midway: the last request left runs in full, and the next one is refused', async () => {
+    const { resolver, asked } = manyHosts();
+    const app = await buildTestApp({ RATE_LIMITS: 'public=2/500' }, { resolver });
     const mail = await app.inject({ url: '/api/v1/mail?domain=example.com' });
     const next = await app.inject({ url: '/api/v1/ipv6' });
     await app.close();
     assert.equal(mail.statusCode, 200);
-    assert.equal(mail.headers['x-ratelimit-remaining'], String(100 - MAIL_RATE_LIMIT_COST));
-    assert.equal(next.headers['x-ratelimit-remaining'], String(100 - MAIL_RATE_LIMIT_COST - 1));
+    assert.equal(mail.json().mx.records.length, 10);
+    assert.equal(asked.length, 25, 'every question was asked');
+    assert.equal(mail.headers['x-ratelimit-remaining'], '0');
+    assert.equal(next.statusCode, 429);
   });
 
   it('counts a request refused for its domain or selector as 1: it asks nothing', async () => {
@@ -157,7 +179,10 @@ describe('/api/v1/mail in the OpenAPI document', () => {
     await app.close();
     const operation = document.paths['/api/v1/mail'].get;
     assert.match(operation.description, new RegExp(`at most ${MAX_QUERIES_PER_CHECK} DNS questions`));
-    assert.match(operation.description, new RegExp(`counts as ${MAIL_RATE_LIMIT_COST} requests`));
+    assert.match(
+      operation.description,
+      new RegExp(`one request per ${QUESTIONS_PER_UNIT} questions, rounded up, at least 1`),
+    );
     assert.deepEqual(operation.parameters.map((parameter: { name: string }) => parameter.name).sort(), [
       'dkim_selector',
       'domain',

@@ -7,7 +7,7 @@ import { followWhoisReferrals, MAX_REFERRALS, type WhoisChainOptions } from '../
 import { MAX_WHOIS_ANSWER_BYTES } from '../../src/whois/exchange.ts';
 import type { WhoisChainTarget } from '../../src/whois/parse/target.ts';
 import { parseWhoisServer } from '../../src/whois/server-address.ts';
-import { closedPort, type FakeWhoisNetwork, startFakeWhoisNetwork } from '../support/fake-whois-server.ts';
+import { type FakeWhoisNetwork, startFakeWhoisNetwork } from '../support/fake-whois-server.ts';
 import { fixturesRoot } from './fixtures-root.ts';
 
 /**
@@ -44,11 +44,9 @@ const ip = (address: string): WhoisChainTarget => ({ kind: 'ip', address });
 describe('WHOIS referral chain', () => {
   let network: FakeWhoisNetwork;
   let resolver: Resolver;
-  let refusedPort: number;
   const handlers: Record<string, (query: string) => unknown> = {};
 
   before(async () => {
-    refusedPort = await closedPort('127.0.43.99');
     const names = [
       'whois.iana.org',
       'whois.verisign-grs.com',
@@ -206,8 +204,7 @@ describe('WHOIS referral chain', () => {
   });
 
   it('reports a refused connection and a name that does not resolve', async () => {
-    handlers['a.whois.test'] = () =>
-      `Domain Name: gone.test\nRegistrar WHOIS Server: refused.whois.test:${refusedPort}\n`;
+    handlers['a.whois.test'] = () => `Domain Name: gone.test\nRegistrar WHOIS Server: refused.whois.test\n`;
     const refused = await followWhoisReferrals(domain('gone.test'), options('a.whois.test'));
     assert.equal(refused[1]?.address, '127.0.43.99');
     assert.deepEqual(refused[1]?.failure, { kind: 'refused', message: 'connection refused' });
@@ -282,6 +279,21 @@ describe('WHOIS referral chain', () => {
     );
     assert.equal(hops[0]?.note, null);
     assert.equal(hops[1]?.note, 'referral not followed: an RWHOIS server, not WHOIS over port 43');
+  });
+
+  it('does not follow a referral to a port other than the WHOIS port, and says why (issue 28, item 9/11)', async () => {
+    // b.whois.test listens on the referral port too, so a followed referral would reach it: the
+    // port named in the referral, not the server, is what stops the chain.
+    const asked = network.queriesTo('b.whois.test').length;
+    handlers['a.whois.test'] = () => 'NetRange: 192.0.2.0 - 192.0.2.255\nReferralServer: whois://b.whois.test:8043\n';
+    const hops = await followWhoisReferrals(ip('192.0.2.9'), options('a.whois.test'));
+    assert.equal(hops.length, 1);
+    assert.equal(hops[0]?.referral, 'b.whois.test:8043');
+    assert.equal(
+      hops[0]?.note,
+      `referral not followed: b.whois.test:8043 names port 8043; referrals are followed to port ${network.port} only`,
+    );
+    assert.equal(network.queriesTo('b.whois.test').length, asked);
   });
 
   it("asks DENIC with '-T dn,ace <domain>', an IDN as punycode", async () => {

@@ -94,6 +94,14 @@ describe('httpGet', () => {
     assert.equal((await failure('ftp://rdap.one.test/')).kind, 'bad-url');
   });
 
+  it('connects only to the ports it is given (RDAP: 443 and 80; redirects: test/whois/route.test.ts)', async () => {
+    const before = http.requests.length;
+    const first = await failure(`http://rdap.one.test:${http.port}/here`, { ports: [443, 80] });
+    assert.equal(first.kind, 'port');
+    assert.equal(first.message, `not asked: port ${http.port} is not one of the ports connected to (443, 80)`);
+    assert.equal(http.requests.length, before, 'nothing was sent');
+  });
+
   it('refuses a loopback server under the target policy, before connecting', async () => {
     const before = http.requests.length;
     const refused = await failure(`http://rdap.one.test:${http.port}/here`, { policy: { allowPrivate: false } });

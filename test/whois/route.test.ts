@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { formatServer } from '../../src/dns/servers.ts';
 import { buildTestApp, manualClock } from '../support/app.ts';
 import { type FakeHttpServer, startFakeHttpServer } from '../support/fake-http-server.ts';
-import { closedPort, type FakeWhoisNetwork, startFakeWhoisNetwork } from '../support/fake-whois-server.ts';
+import { type FakeWhoisNetwork, startFakeWhoisNetwork } from '../support/fake-whois-server.ts';
 import { fixturesRoot } from './fixtures-root.ts';
 
 /**
@@ -48,12 +48,10 @@ const IANA_FOR_74 = 'refer:        whois.arin.net\n\ninetnum:      74.0.0.0 - 74
 describe('GET /api/v1/whois', () => {
   let network: FakeWhoisNetwork;
   let http: FakeHttpServer;
-  let refusedPort: number;
   let app: Awaited<ReturnType<typeof buildTestApp>>;
   const clock = manualClock('2026-11-22T05:00:00Z');
 
   before(async () => {
-    refusedPort = await closedPort('127.0.43.99');
     const samples = JSON.parse(fixture('secynic-ipwhois/whois.json')) as Record<string, { response: string }>;
     network = await startFakeWhoisNetwork(
       {
@@ -62,7 +60,8 @@ describe('GET /api/v1/whois', () => {
           if (query === '74.125.225.229' || query === '74.125.225.0') return IANA_FOR_74;
           if (query.endsWith('.rdaptest')) return ianaTld('rdaptest', null);
           if (query.endsWith('.failtest')) return ianaTld('failtest', 'whois.nic.failtest');
-          if (query.endsWith('.refusetest')) return ianaTld('refusetest', `refused.whois.test:${refusedPort}`);
+          if (query.endsWith('.refusetest')) return ianaTld('refusetest', 'refused.whois.test');
+          if (query.endsWith('.porttest')) return ianaTld('porttest', 'whois.nic.failtest:8043');
           if (query.endsWith('.privtest')) return ianaTld('privtest', 'whois.nic.privtest');
           if (query.endsWith('.resettest')) return ianaTld('resettest', 'whois.nic.resettest');
           // An address nobody answers for at port 43 (documentation range): IANA times out.
@@ -106,6 +105,8 @@ describe('GET /api/v1/whois', () => {
               services: [[['198.51.100.0/24'], [rdapBase]]],
             },
           };
+        case '/rdap/domain/moved.rdaptest':
+          return { status: 301, headers: { location: `http://rdap.nic.rdaptest:8443/rdap/domain/moved.rdaptest` } };
         case '/rdap/domain/example.rdaptest':
           return { body: rdapFixture('domain-example.json') };
         case '/bootstrap/asn.json':
@@ -137,7 +138,7 @@ describe('GET /api/v1/whois', () => {
         WHOIS_TIMEOUT_MS: '400',
         RDAP_BOOTSTRAP_URL: `http://127.0.0.1:${http.port}/bootstrap/`,
       },
-      { whoisReferralPort: network.port, now: clock.now },
+      { whoisReferralPort: network.port, rdapPorts: [http.port], now: clock.now },
     );
   });
   after(async () => {
@@ -360,6 +361,26 @@ describe('GET /api/v1/whois', () => {
     assert.match(hostBits.body.error, /the network is 8\.8\.8\.0\/24/);
   });
 
+  it("does not follow a WHOIS referral to a port other than 43 (here: the fake servers' port), and says why", async () => {
+    const { status, body } = await whois('example.porttest');
+    assert.equal(status, 200);
+    assert.equal(body.servers.length, 1, 'only IANA was asked');
+    assert.equal(body.servers[0].referral, 'whois.nic.failtest:8043');
+    assert.equal(
+      body.servers[0].note,
+      `referral not followed: whois.nic.failtest:8043 names port 8043; referrals are followed to port ${network.port} only`,
+    );
+  });
+
+  it('does not follow an RDAP redirect to a port other than 443 and 80 (here: the fake server), and says why', async () => {
+    const { status, body } = await whois('moved.rdaptest');
+    assert.equal(status, 502);
+    assert.match(
+      body.error,
+      /RDAP http:\/\/rdap\.nic\.rdaptest:\d+\/rdap\/domain\/moved\.rdaptest: redirected to http:\/\/rdap\.nic\.rdaptest:8443\/rdap\/domain\/moved\.rdaptest, not followed: port 8443 is not one of the ports connected to \(\d+\)/,
+    );
+  });
+
   it('answers 502 naming every server that failed and how', async () => {
     const { status, body } = await whois('down.failtest');
     assert.equal(status, 502);
@@ -371,7 +392,7 @@ describe('GET /api/v1/whois', () => {
     assert.equal(refused.status, 502);
     assert.equal(
       refused.body.error,
-      `WHOIS lookup of gone.refusetest failed: refused.whois.test:${refusedPort} at 127.0.43.99: connection refused; no RDAP fallback: IANA's RDAP bootstrap registry names no RDAP server for .refusetest.`,
+      `WHOIS lookup of gone.refusetest failed: refused.whois.test:${network.port} at 127.0.43.99: connection refused; no RDAP fallback: IANA's RDAP bootstrap registry names no RDAP server for .refusetest.`,
     );
   });
 

@@ -19,6 +19,7 @@ export type HttpGetFailureKind =
   | 'tls'
   | 'too-large'
   | 'redirects'
+  | 'port'
   | 'network';
 
 export class HttpGetError extends Error {
@@ -39,6 +40,8 @@ export interface HttpGetOptions {
   resolver: Resolver;
   /** Checked on every host connected to, redirects included; null for the operator's own URLs. */
   policy: TargetPolicy | null;
+  /** Ports a URL may name, redirects included (RDAP: 443 and 80); absent: any. */
+  ports?: readonly number[];
   /** Bounds the whole request: resolution, redirects, and reading the body. */
   timeoutMs: number;
   maxBytes: number;
@@ -102,7 +105,7 @@ function requestOnce(
     const request = (secure ? https : http).request(
       {
         host: address,
-        port: url.port === '' ? (secure ? 443 : 80) : Number(url.port),
+        port: urlPort(url),
         path: `${url.pathname}${url.search}`,
         method: 'GET',
         headers: { host: url.host, 'user-agent': 'netinfo', ...options.headers },
@@ -141,6 +144,11 @@ function requestOnce(
   });
 }
 
+function urlPort(url: URL): number {
+  if (url.port !== '') return Number(url.port);
+  return url.protocol === 'https:' ? 443 : 80;
+}
+
 /** GETs `href`, following up to `maxRedirects` redirects; any status is a result, failures throw HttpGetError. */
 export async function httpGet(href: string, options: HttpGetOptions): Promise<HttpGetResult> {
   const signal = AbortSignal.timeout(options.timeoutMs);
@@ -154,6 +162,15 @@ export async function httpGet(href: string, options: HttpGetOptions): Promise<Ht
   for (let redirects = 0; ; redirects++) {
     if (url.protocol !== 'https:' && url.protocol !== 'http:') {
       throw new HttpGetError('bad-url', url.href, null, `cannot follow a ${url.protocol} URL`);
+    }
+    const port = urlPort(url);
+    if (options.ports !== undefined && !options.ports.includes(port)) {
+      throw new HttpGetError(
+        'port',
+        url.href,
+        null,
+        `${redirects > 0 ? `redirected to ${url.href}, not followed` : 'not asked'}: port ${port} is not one of the ports connected to (${options.ports.join(', ')})`,
+      );
     }
     const address = await resolveUrlHost(url, options, signal);
     const answer = await requestOnce(url, address, options, signal);
