@@ -11,7 +11,7 @@ import { cidrOf, formatCidr } from '../../net/cidr.ts';
 import { formatIp, type IpAddress, parseIp, unmapIpv4 } from '../../net/ip-address.ts';
 import type { AsnRangeColumns } from './asn-ranges.ts';
 import { mmdbAsnRows } from './mmdb-networks.ts';
-import type { Network, NetworkReader } from './network.ts';
+import type { NetworkReader } from './network.ts';
 
 /**
  * Readers over MaxMind-format databases (GeoIP2 / GeoLite2 schema). Each is built from a Buffer, so

@@ -176,7 +176,8 @@ export async function loadIpData(options: IpDataOptions, previous?: IpData): Pro
           const embedded = await embeddedCityDatabase(embeddedDir, embeddedOptions);
           noteCache('City data', embedded);
           // The bytes whose checksum was just verified, not the file read again.
-          const key = embedded.path === null ? `memory:GeoLite2-City-${embedded.version}` : await identity(embedded.path);
+          const key =
+            embedded.path === null ? `memory:GeoLite2-City-${embedded.version}` : await identity(embedded.path);
           const value = await reuse('', async () => createLocationReader(embedded.value), key);
           return { value, part: describe('location', 'embedded', value, `geolite2-city ${embedded.version}`) };
         },
@@ -289,22 +290,39 @@ async function loadFeeds(
   previous: IpData | undefined,
   parts: Map<string, unknown>,
   problems: string[],
-): Promise<{ feeds: SecurityFeeds; names: ReadonlySet<FeedName>; sources: readonly SourceFacts[]; files: ReadonlySet<SourceId> }> {
+): Promise<{
+  feeds: SecurityFeeds;
+  names: ReadonlySet<FeedName>;
+  sources: readonly SourceFacts[];
+  files: ReadonlySet<SourceId>;
+}> {
   const files = SOURCES.filter((source) => FEED_OF[source.id] !== undefined && !off.includes(source.id));
   const identities = await Promise.all(files.map((source) => identity(path.join(downloads, source.file))));
   const key = `feeds|${identities.join('|')}`;
   const reused = previous?.parts.get(key) as
-    | { feeds: SecurityFeeds; names: ReadonlySet<FeedName>; sources: readonly SourceFacts[]; files: ReadonlySet<SourceId> }
+    | {
+        feeds: SecurityFeeds;
+        names: ReadonlySet<FeedName>;
+        sources: readonly SourceFacts[];
+        files: ReadonlySet<SourceId>;
+      }
     | undefined;
   if (reused !== undefined) {
     parts.set(key, reused);
     return reused;
   }
-  const cidrs: Record<'tor' | 'vpn' | 'datacenter' | 'proxy', Cidr[][]> = { tor: [], vpn: [], datacenter: [], proxy: [] };
+  const cidrs: Record<'tor' | 'vpn' | 'datacenter' | 'proxy', Cidr[][]> = {
+    tor: [],
+    vpn: [],
+    datacenter: [],
+    proxy: [],
+  };
   const asns: Record<'vpn-asn' | 'datacenter-asn', number[][]> = { 'vpn-asn': [], 'datacenter-asn': [] };
   const names = new Set<FeedName>();
   /** The feed files present, by source: what /readyz gives an age for. */
-  const present = new Set<SourceId>(files.filter((_, index) => identities[index] !== 'missing').map((source) => source.id));
+  const present = new Set<SourceId>(
+    files.filter((_, index) => identities[index] !== 'missing').map((source) => source.id),
+  );
   const facts = new Map<FeedName, { updatedAt: number | null; entries: number }>();
   const note = (feed: FeedName, file: string, entries: number) => {
     // The file's identity holds its modification time: when the updater installed it.

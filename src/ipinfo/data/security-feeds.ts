@@ -80,7 +80,9 @@ export function buildSecurityFeeds(data: SecurityFeedData): SecurityFeeds {
     lookupAsn: (asn) => ({ vpn: vpnAsns.has(asn), hosting: datacenterAsns.has(asn) }),
     lookup(ip: string, asn?: number): SecurityVerdict {
       const address = parseIp(ip);
-      return address === null ? { tor: false, vpn: false, hosting: false, proxy: false } : lookupAddress(unmapIpv4(address), asn);
+      return address === null
+        ? { tor: false, vpn: false, hosting: false, proxy: false }
+        : lookupAddress(unmapIpv4(address), asn);
     },
     coverage: {
       tor: coverageOf(data.torExits),

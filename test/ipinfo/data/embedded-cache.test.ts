@@ -65,7 +65,10 @@ describe('the embedded data caches', { timeout: 120_000 }, () => {
       const data = await loadIpData({ dataDir, embeddedCacheDir: cacheDir, ...noData });
       assert.deepEqual(answers(data), fresh);
       assert.deepEqual(data.problems, []);
-      assert.match((data.repairs ?? []).join('\n'), new RegExp(`${name.replace(/\./g, '\\.')} does not match its checksum`));
+      assert.match(
+        (data.repairs ?? []).join('\n'),
+        new RegExp(`${name.replace(/\./g, '\\.')} does not match its checksum`),
+      );
       assert.equal(sha256(readFileSync(file)), good, 'the file on disk is whole again');
     });
   }

@@ -64,15 +64,32 @@ test('buildSecurityFeeds: independent flags, ASN fallbacks', () => {
     proxyNetworks: parseCidrList('# firehol_proxies\n198.51.100.9\n203.0.113.128/25').entries,
   });
   assert.deepEqual(feeds.lookup('198.51.100.9'), { tor: false, vpn: false, hosting: false, proxy: true }, 'open proxy');
-  assert.deepEqual(feeds.lookup('203.0.113.200'), { tor: false, vpn: true, hosting: true, proxy: true }, 'all three lists');
+  assert.deepEqual(
+    feeds.lookup('203.0.113.200'),
+    { tor: false, vpn: true, hosting: true, proxy: true },
+    'all three lists',
+  );
   assert.deepEqual(feeds.lookup('198.51.100.7'), { tor: true, vpn: false, hosting: false, proxy: false });
-  assert.deepEqual(feeds.lookup('203.0.113.5'), { tor: false, vpn: true, hosting: true, proxy: false }, 'VPN /24 inside DC /16');
+  assert.deepEqual(
+    feeds.lookup('203.0.113.5'),
+    { tor: false, vpn: true, hosting: true, proxy: false },
+    'VPN /24 inside DC /16',
+  );
   assert.deepEqual(feeds.lookup('2001:db8::1'), { tor: false, vpn: false, hosting: true, proxy: false });
   assert.deepEqual(feeds.lookup('192.0.2.1', 9009), { tor: false, vpn: true, hosting: false, proxy: false }, 'VPN ASN');
   assert.deepEqual(feeds.lookup('192.0.2.1', 16509), { tor: false, vpn: false, hosting: true, proxy: false }, 'DC ASN');
   assert.deepEqual(feeds.lookup('192.0.2.1'), { tor: false, vpn: false, hosting: false, proxy: false });
-  assert.deepEqual(buildSecurityFeeds({}).lookup('1.2.3.4', 1), { tor: false, vpn: false, hosting: false, proxy: false });
-  assert.deepEqual(feeds.lookup('::ffff:198.51.100.7'), { tor: true, vpn: false, hosting: false, proxy: false }, 'mapped IPv4');
+  assert.deepEqual(buildSecurityFeeds({}).lookup('1.2.3.4', 1), {
+    tor: false,
+    vpn: false,
+    hosting: false,
+    proxy: false,
+  });
+  assert.deepEqual(
+    feeds.lookup('::ffff:198.51.100.7'),
+    { tor: true, vpn: false, hosting: false, proxy: false },
+    'mapped IPv4',
+  );
   assert.deepEqual(feeds.lookup('not an ip', 9009), { tor: false, vpn: false, hosting: false, proxy: false });
 });
 
@@ -118,12 +135,20 @@ test('real feed snapshots parse cleanly and answer lookups', { skip: feedSkip },
     datacenterAsns: datacenterAsns.entries.map((e) => e.asn),
   });
   // Expected answers cross-checked with Python's ipaddress module over the same files.
-  assert.deepEqual(feeds.lookup('1.13.255.255'), { tor: false, vpn: false, hosting: true, proxy: false }, 'end of 1.12.0.0/14');
+  assert.deepEqual(
+    feeds.lookup('1.13.255.255'),
+    { tor: false, vpn: false, hosting: true, proxy: false },
+    'end of 1.12.0.0/14',
+  );
   assert.deepEqual(feeds.lookup('1.16.0.0'), { tor: false, vpn: false, hosting: false, proxy: false });
   assert.deepEqual(feeds.lookup('2.56.19.1'), { tor: false, vpn: true, hosting: true, proxy: false });
   assert.deepEqual(feeds.lookup('101.99.92.179'), { tor: true, vpn: false, hosting: false, proxy: false });
   assert.deepEqual(feeds.lookup('2001:470:1:908::9001'), { tor: true, vpn: false, hosting: true, proxy: false });
   assert.deepEqual(feeds.lookup('2001:ac8::1'), { tor: false, vpn: true, hosting: true, proxy: false });
   assert.deepEqual(feeds.lookup('1.1.1.1'), { tor: false, vpn: false, hosting: false, proxy: false });
-  assert.deepEqual(feeds.lookup('1.1.1.1', 14061), { tor: false, vpn: false, hosting: true, proxy: false }, 'DigitalOcean ASN');
+  assert.deepEqual(
+    feeds.lookup('1.1.1.1', 14061),
+    { tor: false, vpn: false, hosting: true, proxy: false },
+    'DigitalOcean ASN',
+  );
 });
