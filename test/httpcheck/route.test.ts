@@ -50,6 +50,8 @@ describe('GET /api/v1/http', { skip }, () => {
   /** Method and path of every request each server received. */
   const seen: Record<'http' | 'h2' | 'other', string[]> = { http: [], h2: [], other: [] };
   const env: Record<string, string> = {};
+  /** TCP connections the server on 127.0.0.2 (outside ALLOW_PRIVATE_TARGETS) accepted. */
+  let otherConnections = 0;
 
   const routes =
     (name: keyof typeof seen): Handler =>
@@ -87,6 +89,9 @@ describe('GET /api/v1/http', { skip }, () => {
           return;
         case '/to-127.0.0.2':
           redirect(`http://127.0.0.2:${ports.other}/ok`);
+          return;
+        case '/to-6to4':
+          redirect(`http://[2002:7f00:2::]:${ports.other}/ok`);
           return;
         case '/to-other-name':
           redirect(`http://other.http.test:${ports.other}/ok`);
@@ -151,6 +156,7 @@ describe('GET /api/v1/http', { skip }, () => {
     const h1 = https.createServer({ key: valid.keyPem, cert: valid.chainPem }, routes('h2'));
     const self = https.createServer({ key: selfSigned.keyPem, cert: selfSigned.chainPem }, routes('h2'));
     const other = http.createServer(routes('other'));
+    other.on('connection', () => otherConnections++);
     // Accepts connections and says nothing.
     const silent = net.createServer((socket) => {
       socket.resume();
@@ -175,6 +181,7 @@ describe('GET /api/v1/http', { skip }, () => {
       { type: 'A', name: 'site.http.test', ttl: 60, data: '127.0.0.1' },
       { type: 'A', name: 'self.http.test', ttl: 60, data: '127.0.0.1' },
       { type: 'A', name: 'other.http.test', ttl: 60, data: '127.0.0.2' },
+      { type: 'AAAA', name: 'sixtofour.http.test', ttl: 60, data: '2002:7f00:2::' },
     ];
     const known = recordsHandler(records, 'http.test');
     dns = await startFakeDnsServer((question, context) =>
@@ -314,6 +321,24 @@ describe('GET /api/v1/http', { skip }, () => {
     } finally {
       await open.close();
     }
+  });
+
+  it('refuses a 6to4 or Teredo target that embeds 127.0.0.2 as it refuses 127.0.0.2, and nothing reaches it (issue 28)', async () => {
+    const before = { connections: otherConnections, requests: seen.other.length };
+    const teredo = '2001:0:4136:e378:8000:63bf:80ff:fffd'; // Teredo client 127.0.0.2
+    for (const url of [
+      `http://[2002:7f00:2::]:${ports.other}/ok`,
+      `http://sixtofour.http.test:${ports.other}/ok`,
+      `http://[${teredo}]:${ports.other}/ok`,
+    ]) {
+      const { status, body } = await check(url);
+      assert.equal(status, 400, url);
+      assert.match(body.error, /address for 127\.0\.0\.2, which is a loopback address/, url);
+    }
+    const redirected = await check(site(ports.http, '/to-6to4'));
+    assert.equal(redirected.status, 502);
+    assert.match(redirected.body.error, /6to4 address for 127\.0\.0\.2/);
+    assert.deepEqual({ connections: otherConnections, requests: seen.other.length }, before);
   });
 
   it('refuses loopback by default: the URL asked is a 400, nothing is connected to', async () => {
