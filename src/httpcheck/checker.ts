@@ -5,7 +5,7 @@ import { displayName, isoSeconds } from '../tls/certificate.ts';
 import { daysRemaining } from '../tls/validation.ts';
 import type { PortRanges } from './config.ts';
 import { type ExchangeResult, exchange, HttpCheckError, type PeerFacts } from './exchange.ts';
-import { selectHeaders } from './headers.ts';
+import { firstHeader, reportHeaders } from './headers.ts';
 import { type CheckTarget, redirectTarget } from './target-url.ts';
 
 export const MAX_REDIRECTS = 10;
@@ -71,11 +71,6 @@ export interface HttpChecker {
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
-function header(headers: Record<string, string | string[] | undefined>, name: string): string | null {
-  const value = headers[name];
-  return typeof value === 'string' ? value : (value?.[0] ?? null);
-}
-
 /** The certificate judged after the timings stop: OpenSSL's chain verdict and the name. */
 function describePeer(peer: PeerFacts, host: string, now: number): HttpCheckTls {
   const certificate = peer.certificate;
@@ -140,13 +135,13 @@ export function createHttpChecker(options: HttpCheckerOptions): HttpChecker {
         const answer: ExchangeResult = await exchange(target, address, {
           method,
           maxBodyBytes: options.maxBodyBytes,
-          headersOnly: (status, headers) => REDIRECT_STATUSES.has(status) && header(headers, 'location') !== null,
+          headersOnly: (status, headers) => REDIRECT_STATUSES.has(status) && firstHeader(headers, 'location') !== null,
           signal,
           timeoutMs: options.timeoutMs,
           clock,
           ...(options.trustedCertificates ? { ca: options.trustedCertificates } : {}),
         });
-        const location = header(answer.headers, 'location');
+        const location = firstHeader(answer.headers, 'location');
         if (REDIRECT_STATUSES.has(answer.status) && location !== null) {
           redirects.push({ url: target.url.href, status: answer.status, location });
           if (redirects.length > MAX_REDIRECTS) {
@@ -165,7 +160,7 @@ export function createHttpChecker(options: HttpCheckerOptions): HttpChecker {
           status: answer.status,
           http_version: answer.httpVersion,
           redirects,
-          headers: selectHeaders(answer.headers),
+          headers: reportHeaders(answer.headers),
           timings: {
             dns: round(resolved - hopStarted),
             tcp: round(answer.tcp),
