@@ -3,7 +3,7 @@ import http from 'node:http';
 import http2 from 'node:http2';
 import net from 'node:net';
 import tls from 'node:tls';
-import { authorizationErrorCode } from '../tls/certificate.ts';
+import { authorizationErrorCode, sentChain } from '../tls/certificate.ts';
 import { headersFromHttp2, headersFromRaw, type ReceivedHeaders } from './headers.ts';
 import type { CheckTarget } from './target-url.ts';
 
@@ -31,6 +31,8 @@ export const USER_AGENT = 'netinfo-http-check/1';
 /** What the TLS handshake showed, read before the connection closes; judged after the timings. */
 export interface PeerFacts {
   certificate: X509Certificate | null;
+  /** The chain the server sent, its certificate first. */
+  chain: X509Certificate[];
   authorized: boolean;
   authorizationError: string | null;
   protocol: string | null;
@@ -242,8 +244,10 @@ export function exchange(target: CheckTarget, address: string, options: Exchange
         marks.secured = clock();
         marks.sent = marks.secured;
         phase = 'first_byte';
+        const certificate = connection.getPeerX509Certificate() ?? null;
         peer = {
-          certificate: connection.getPeerX509Certificate() ?? null,
+          certificate,
+          chain: certificate ? sentChain(certificate) : [],
           authorized: connection.authorized,
           authorizationError: authorizationErrorCode(connection),
           protocol: connection.getProtocol(),

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { apiErrors } from '../http/errors.ts';
 import { commonErrorResponses, okResponse, upstreamErrorResponse } from '../http/schemas.ts';
+import { VALIDATION_CODES } from '../tls/validation.ts';
 import { type HttpChecker, HttpCheckRefusal, MAX_REDIRECTS } from './checker.ts';
 import type { PortRanges } from './config.ts';
 import { HttpCheckError } from './exchange.ts';
@@ -92,8 +93,18 @@ export const HttpCheckAnswer = Type.Object(
               description:
                 'true when the chain verifies against the trust store (dates included) and the certificate names the host.',
             }),
-            validation_error: nullableString(
-              "null when valid; else OpenSSL's verification code (`CERT_HAS_EXPIRED`, `DEPTH_ZERO_SELF_SIGNED_CERT`, ...) or `ERR_TLS_CERT_ALTNAME_INVALID` for a name mismatch. /api/v1/ssl explains a certificate in full.",
+            validation_error: Type.Union([Type.String({ enum: VALIDATION_CODES }), Type.Null()], {
+              description: `null when valid; else the main reason, in /api/v1/ssl's words: one of ${VALIDATION_CODES.join(', ')}.`,
+            }),
+            validation_errors: Type.Array(
+              Type.Object(
+                { code: Type.String({ enum: VALIDATION_CODES }), message: Type.String() },
+                { additionalProperties: false },
+              ),
+              {
+                description:
+                  'Every reason found, main one first, each with a sentence, as /api/v1/ssl reports them (which explains a certificate in full).',
+              },
             ),
           },
           { additionalProperties: false },

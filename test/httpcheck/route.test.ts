@@ -313,9 +313,13 @@ describe('GET /api/v1/http', { skip }, () => {
     assert.equal(status, 200);
     assert.equal(body.status, 200);
     assert.equal(body.tls.valid, false);
-    assert.equal(body.tls.validation_error, 'DEPTH_ZERO_SELF_SIGNED_CERT');
+    assert.equal(body.tls.validation_error, 'self_signed');
     const wrongName = await check(`https://127.0.0.1:${ports.self}/ok`);
     assert.equal(wrongName.body.tls.valid, false);
+    assert.deepEqual(
+      wrongName.body.tls.validation_errors.map((problem: { code: string }) => problem.code),
+      ['self_signed', 'name_mismatch'],
+    );
   });
 
   it('follows redirects (absolute, relative, to https), listing each with its status and Location', async () => {
