@@ -9,6 +9,7 @@ import type { HostnameLookup } from './answers/hostname.ts';
 import { type IpInfo, serializeIpInfo, snapshotOf, withHostname } from './answers/ip-answers.ts';
 import { IpInfoBody } from './answers/json-schema.ts';
 import { asnAnswerOrError } from './asn-route.ts';
+import { creditData, withAttribution } from './attribution.ts';
 import type { IpData } from './data/ip-data.ts';
 import type { IpDataStore } from './data/ip-data-store.ts';
 import { fieldPaths, pickFields } from './fields.ts';
@@ -181,9 +182,11 @@ export function registerBatchRoute(app: FastifyInstance, store: IpDataStore, loo
             examples: [['8.8.8.8', '2001:4860:4860::8888', 'AS15169']],
           }),
           response: {
-            200: okResponse(
-              Type.Record(Type.String(), Type.Union([IpInfoBody, AsnBody, ItemError])),
-              'The answer per distinct item, keyed by the item as sent.',
+            200: withAttribution(
+              okResponse(
+                Type.Record(Type.String(), Type.Union([IpInfoBody, AsnBody, ItemError])),
+                'The answer per distinct item, keyed by the item as sent.',
+              ),
             ),
             ...commonErrorResponses,
             413: { ...commonErrorResponses[400], description: 'The body is over 1 MB.' },
@@ -209,7 +212,7 @@ export function registerBatchRoute(app: FastifyInstance, store: IpDataStore, loo
         const answers = items.map((item) => answerItem(item, data, fields, lookup, descriptions));
         const settled = answers.some((answer) => answer instanceof Promise) ? await Promise.all(answers) : answers;
         const parts = settled.map((answer, i) => `${jsonKey(items[i] as string)}:${(answer as { json: string }).json}`);
-        if (data !== undefined && data.attribution !== '') reply.header('x-data-attribution', data.attribution);
+        creditData(reply, data);
         return reply.type('application/json; charset=utf-8').send(`{${parts.join(',')}}`);
       },
     );
