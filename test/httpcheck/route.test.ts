@@ -488,7 +488,9 @@ describe('GET /api/v1/http', { skip }, () => {
     const refusals: [string, RegExp][] = [
       ['ftp://site.http.test/', /is a ftp: URL; only http:\/\/ and https:\/\/ URLs are checked/],
       ['javascript:alert(1)', /is a javascript: URL/],
-      ['site.http.test/ok', /must be an absolute http:\/\/ or https:\/\/ URL/],
+      ['site.http.test/ok', /has no scheme: write http:\/\/site\.http\.test\/ok or https:\/\/site\.http\.test\/ok$/],
+      // Issue 28: "host:8081" is not read as a URL of the scheme "host:".
+      ['site.http.test:8081', /has no scheme: write http:\/\/site\.http\.test:8081 or https:\/\/site\.http\.test:8081/],
       ['', /is empty/],
       [`http://user:pw@site.http.test:${ports.http}/`, /user name/],
       ['http://site.http.test:25/', /port 25 is not one the HTTP check connects to \(80, 443, 1024-65535\)/],
@@ -500,7 +502,7 @@ describe('GET /api/v1/http', { skip }, () => {
       const { status, body } = await check(url);
       assert.equal(status, 400, url);
       assert.match(body.error, /^Invalid query parameter 'url': /, url);
-      assert.match(body.error, message, url);
+      assert.match(body.error.replace(/\.$/, ''), message, url);
     }
     const method = await check(site(ports.http, '/ok'), '&method=POST');
     assert.equal(method.status, 400);
