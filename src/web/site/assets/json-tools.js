@@ -799,7 +799,7 @@ function httpResult(answer) {
       card(
         'Headers',
         headerRows.length
-          ? table('Selected response headers', ['Header', 'Value'], headerRows, { class: 'headers' })
+          ? table('Response headers', ['Header', 'Value'], headerRows, { class: 'headers' })
           : h('p', { class: 'hint' }, 'None of the headers this check reports were sent.'),
       ),
     ],
