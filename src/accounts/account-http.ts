@@ -99,11 +99,17 @@ interface ValidationIssue {
   params: Record<string, unknown>;
 }
 
+/** A body field as the dashboard's reader calls it, and what it must be: "The password must be...". */
+export interface FieldRule {
+  readonly what: string;
+  readonly rule: string;
+}
+
 /**
- * Routes here validate with `attachValidation`, so body errors name a JSON field (the shared
- * handler's wording is about query parameters).
+ * Routes here validate with `attachValidation`, so body errors speak of a field of the form (the
+ * shared handler's wording is about query parameters).
  */
-export function throwIfInvalid(request: FastifyRequest, hints: Record<string, string>): void {
+export function throwIfInvalid(request: FastifyRequest, rules: Readonly<Record<string, FieldRule>>): void {
   const failure = request.validationError;
   if (!failure) return;
   // A path id of the wrong shape cannot name a key of this account.
@@ -116,5 +122,8 @@ export function throwIfInvalid(request: FastifyRequest, hints: Record<string, st
   if (issue.keyword === 'required') throw apiErrors.missingField(String(issue.params.missingProperty));
   const name = issue.instancePath.replace(/^\//, '').split('/')[0] ?? '';
   if (name === '') throw apiErrors.badRequest('The body must be a JSON object.');
-  throw apiErrors.invalidField(name, hints[name] ?? 'not accepted');
+  const rule = rules[name];
+  throw rule
+    ? apiErrors.invalidField(rule.what, rule.rule)
+    : apiErrors.invalidField(`field '${name}'`, 'is not accepted');
 }

@@ -37,8 +37,8 @@ export function cleanKeyName(raw: string): string {
   const name = raw.trim();
   if (name === '' || [...name].length > KEY_NAME_MAX_LENGTH || /[\p{Cc}\p{Cf}]/u.test(name)) {
     throw apiErrors.invalidField(
-      'name',
-      `1 to ${KEY_NAME_MAX_LENGTH} characters, no control or invisible (format) characters`,
+      'key name',
+      `must be 1 to ${KEY_NAME_MAX_LENGTH} characters, without control or invisible (format) characters`,
     );
   }
   return name;
@@ -84,7 +84,9 @@ export function registerKeyRoutes(scope: FastifyInstance, accounts: Accounts): v
     async (request, reply) => {
       const session = await requireSession(accounts, request);
       requireCsrfToken(accounts, request, session);
-      throwIfInvalid(request, { name: `1 to ${KEY_NAME_MAX_LENGTH} characters` });
+      throwIfInvalid(request, {
+        name: { what: 'key name', rule: `must be 1 to ${KEY_NAME_MAX_LENGTH} characters of text` },
+      });
       const name = cleanKeyName((request.body as { name: string }).name);
       const created = await accounts.keys.create(session.account, name);
       if (!created.ok) throw apiErrors.keyQuotaReached(session.account.plan, created.quota);

@@ -29,9 +29,9 @@ import { expiredSessionCookie } from './session-cookie.ts';
 
 const BODY_LIMIT = 16 * 1024;
 
-const credentialHints = {
-  email: 'a string of at most 320 characters',
-  password: 'a string of at most 1024 characters',
+const credentialRules = {
+  email: { what: 'email address', rule: 'must be text of at most 320 characters' },
+  password: { what: 'password', rule: 'must be text of at most 1024 characters' },
 };
 
 /** Sign-up, login, logout and the signed-in account (GET): the routes of a browser session. */
@@ -57,10 +57,10 @@ export function registerSessionRoutes(scope: FastifyInstance, accounts: Accounts
       },
     },
     async (request, reply) => {
-      throwIfInvalid(request, credentialHints);
+      throwIfInvalid(request, credentialRules);
       const body = request.body as { email: string; password: string };
       const email = normaliseEmail(body.email);
-      if (!email.ok) throw apiErrors.invalidField('email', email.reason);
+      if (!email.ok) throw apiErrors.invalidField('email address', email.reason);
       const problem = passwordProblem(body.password, email.email);
       if (problem) throw apiErrors.invalidField('password', problem);
       await throttle(accounts, [{ name: 'signup', subject: publicCaller(request.clientIp).subject }], 'sign-ups');
@@ -93,7 +93,7 @@ export function registerSessionRoutes(scope: FastifyInstance, accounts: Accounts
       },
     },
     async (request, reply) => {
-      throwIfInvalid(request, credentialHints);
+      throwIfInvalid(request, credentialRules);
       const body = request.body as { email: string; password: string };
       const email = normaliseEmail(body.email);
       if (!email.ok) throw apiErrors.invalidCredentials();

@@ -100,6 +100,27 @@ export type OtherRecordType = Exclude<RecordType, ModelledRecordType> | `UNKNOWN
  */
 export type DnsRecord = RecordData & { name: string; ttl: number; class: string };
 
+/**
+ * The order MX records are shown in, /dns, its page and /mail alike: the order a sender tries them
+ * (lowest preference first, RFC 5321 section 5.1), then by name, case aside, so equal preferences
+ * do not shuffle with the server's round-robin.
+ */
+export function compareMx(a: { preference: number; exchange: string }, b: { preference: number; exchange: string }) {
+  if (a.preference !== b.preference) return a.preference - b.preference;
+  const x = a.exchange.toLowerCase();
+  const y = b.exchange.toLowerCase();
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** The records in the order shown: MX records sorted among themselves (compareMx), every other record where it was. */
+export function inShownOrder<T extends RecordData>(records: readonly T[]): T[] {
+  const mx = records.filter((record) => record.type === 'MX') as (T & { type: 'MX' })[];
+  if (mx.length < 2) return [...records];
+  const sorted = mx.sort((a, b) => compareMx(a.data, b.data));
+  let next = 0;
+  return records.map((record) => (record.type === 'MX' ? (sorted[next++] as T) : record));
+}
+
 // RFC 2181 §8: a TTL with the top bit set is to be read as zero.
 const MAX_TTL = 0x7fffffff;
 

@@ -7,6 +7,7 @@ import { DnsError, dnsFailureInWords } from './errors.ts';
 import { parseFlagParam } from './flag-param.ts';
 import { formatRecordValue } from './format.ts';
 import { normaliseQueryName, toPtrName } from './names.ts';
+import { inShownOrder } from './records.ts';
 import type { QueryResult, Resolver } from './resolver.ts';
 
 /** The record types of the API contract (the resolver itself carries more). */
@@ -39,8 +40,8 @@ base64); CAA \`flags tag "value"\`; TLSA \`usage selector matching-type DATA\` (
 \`ech=<base64>\`, \`ipv6hint=2001:db8::1\`, \`mandatory=alpn\`, \`no-default-alpn\`, \`key<n>="..."\`), the target \`.\` for
 the owner itself; RRSIG (with \`dnssec=true\`) \`type-covered algorithm labels original-ttl expiration inception
 key-tag signer signature\` with the times as \`YYYYMMDDHHmmSS\` UTC and the signature in base64.
-Names keep the case the server sent. \`records\` holds every answer record of the asked type and, before
-them, the CNAMEs on the way (their \`record_type\` is CNAME), each with its TTL as the resolver reports it
+Names keep the case the server sent. \`records\` holds every answer record of the asked type (MX records sorted by preference,
+lowest first, then by name; the others in the order the server sent them) and, before them, the CNAMEs on the way (their \`record_type\` is CNAME), each with its TTL as the resolver reports it
 (counted down while cached). With \`dnssec=true\` the query sets the DO bit: each RRset is followed by the RRSIGs
 that cover it (\`record_type\` RRSIG), and \`ad\` reports the resolver's Authenticated Data flag. NXDOMAIN and "no records of this type" are answers (200, \`records: []\`,
 \`status\` says which); SERVFAIL, REFUSED, timeouts and unreachable servers are 502.`;
@@ -118,7 +119,7 @@ export function presentDnsAnswer(host: string, type: ApiRecordType, result: Quer
     host,
     record_type: type,
     status: result.rcode,
-    records: result.answers.map((record) => ({
+    records: inShownOrder(result.answers).map((record) => ({
       record_type: record.type,
       value: formatRecordValue(record),
       ttl: record.ttl,

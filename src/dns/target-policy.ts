@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { type Cidr, cidrContains, parseCidr } from '../net/cidr.ts';
 import { parseIp, unmapIpv4 } from '../net/ip-address.ts';
-import { classifySpecialAddress, isForbiddenTarget } from '../net/special-addresses.ts';
+import { classifySpecialAddress, embeddedIpv4, isForbiddenTarget } from '../net/special-addresses.ts';
 import { DnsError } from './errors.ts';
 import type { Resolver } from './resolver.ts';
 
@@ -64,11 +64,27 @@ export function forbiddenTargetReason(ip: string, policy: TargetPolicy): string 
   const allowed = policy.allowPrivate;
   if (allowed === true || !isForbiddenTarget(ip)) return null;
   if (allowed !== false && insideAllowedRanges(ip, allowed)) return null;
+  // A 6to4 or Teredo address refused for an IPv4 address it embeds is as open as those addresses.
+  if (classifySpecialAddress(ip)?.kind === 'transition') {
+    const refused = embeddedIpv4(ip).filter(
+      (embedded) =>
+        isForbiddenTarget(embedded.address) && !(allowed !== false && insideAllowedRanges(embedded.address, allowed)),
+    );
+    const first = refused[0];
+    if (first === undefined) return null;
+    return `${ip} is a ${first.via} address for ${first.address}, which is ${describe(first.address)}${REFUSED}`;
+  }
+  return `${ip} is ${describe(ip)}${REFUSED}`;
+}
+
+const REFUSED =
+  '; the service does not connect to private, loopback, link-local, multicast, reserved or metadata addresses';
+
+function describe(ip: string): string {
   const special = classifySpecialAddress(ip);
-  const what = special
+  return special
     ? `${/^[aeiou]/.test(special.kind) ? 'an' : 'a'} ${special.kind} address (${special.name}, ${special.range})`
     : 'not a public address';
-  return `${ip} is ${what}; the service does not connect to private, loopback, link-local, multicast, reserved or metadata addresses`;
 }
 
 /**

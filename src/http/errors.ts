@@ -178,8 +178,8 @@ export const apiErrors = {
   missingField: (name: string) =>
     new ApiError(400, 'bad_request', `Missing required field '${name}' in the JSON body.`),
 
-  invalidField: (name: string, expected: string) =>
-    new ApiError(400, 'bad_request', `Invalid field '${name}': ${expected}.`),
+  /** A sentence for the person at the form: `what` names the field as they know it ('password'). */
+  invalidField: (what: string, problem: string) => new ApiError(400, 'bad_request', `The ${what} ${problem}.`),
 
   notSignedIn: () =>
     new ApiError(

@@ -1,11 +1,11 @@
-import tls from 'node:tls';
 import type { Resolver } from '../dns/resolver.ts';
 import { resolveTarget, type TargetPolicy } from '../dns/target-policy.ts';
 import { displayName, isoSeconds } from '../tls/certificate.ts';
-import { daysRemaining } from '../tls/validation.ts';
+import { loadTrustStore, type TrustStore } from '../tls/trust.ts';
+import { daysRemaining, judgeCertificate, type ValidationProblem } from '../tls/validation.ts';
 import type { PortRanges } from './config.ts';
 import { type ExchangeResult, exchange, HttpCheckError, type PeerFacts } from './exchange.ts';
-import { selectHeaders } from './headers.ts';
+import { firstHeader, reportHeaders } from './headers.ts';
 import { type CheckTarget, redirectTarget } from './target-url.ts';
 
 export const MAX_REDIRECTS = 10;
@@ -19,7 +19,8 @@ export interface HttpCheckTls {
   valid_to: string | null;
   days_remaining: number | null;
   valid: boolean;
-  validation_error: string | null;
+  validation_error: ValidationProblem['code'] | null;
+  validation_errors: ValidationProblem[];
 }
 
 export interface HttpCheckResult {
@@ -71,19 +72,17 @@ export interface HttpChecker {
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
-function header(headers: Record<string, string | string[] | undefined>, name: string): string | null {
-  const value = headers[name];
-  return typeof value === 'string' ? value : (value?.[0] ?? null);
-}
-
-/** The certificate judged after the timings stop: OpenSSL's chain verdict and the name. */
-function describePeer(peer: PeerFacts, host: string, now: number): HttpCheckTls {
+/**
+ * The certificate judged after the timings stop, as /ssl judges it (tls/validation.ts): the chain
+ * against the trust store, the dates, the name. A server that sent no certificate (an anonymous
+ * cipher, which Node does not offer by default) has no chain to verify.
+ */
+function describePeer(peer: PeerFacts, host: string, now: number, store: TrustStore): HttpCheckTls {
   const certificate = peer.certificate;
-  const nameError = certificate ? tls.checkServerIdentity(host, certificate.toLegacyObject()) : undefined;
-  const problem =
-    certificate === null
-      ? 'NO_CERTIFICATE'
-      : (peer.authorizationError ?? (nameError ? 'ERR_TLS_CERT_ALTNAME_INVALID' : null));
+  const problems: ValidationProblem[] = certificate
+    ? judgeCertificate({ host, leaf: certificate, chain: peer.chain, chainError: peer.authorizationError, store, now })
+        .problems
+    : [{ code: 'untrusted_chain', message: 'the server sent no certificate' }];
   return {
     protocol: peer.protocol,
     cipher: peer.cipher,
@@ -91,14 +90,21 @@ function describePeer(peer: PeerFacts, host: string, now: number): HttpCheckTls 
     issuer: certificate ? displayName(certificate, 'issuer') : null,
     valid_to: certificate ? isoSeconds(certificate.validToDate) : null,
     days_remaining: certificate ? daysRemaining(certificate.validToDate, now) : null,
-    valid: problem === null && peer.authorized,
-    validation_error: problem,
+    valid: problems.length === 0,
+    validation_error: problems[0]?.code ?? null,
+    validation_errors: problems,
   };
 }
 
 export function createHttpChecker(options: HttpCheckerOptions): HttpChecker {
   const clock = options.clock ?? (() => performance.now());
   const now = options.now ?? Date.now;
+  // Read on the first https check (parsing the roots takes a few ms), as /ssl does.
+  let store: TrustStore | null = null;
+  const trustStore = () => {
+    store ??= loadTrustStore(options.trustedCertificates);
+    return store;
+  };
 
   /** The address to connect to, checked by the policy; the first URL's refusals are the caller's. */
   async function resolveHop(target: CheckTarget, first: boolean, signal: AbortSignal): Promise<string> {
@@ -140,13 +146,13 @@ export function createHttpChecker(options: HttpCheckerOptions): HttpChecker {
         const answer: ExchangeResult = await exchange(target, address, {
           method,
           maxBodyBytes: options.maxBodyBytes,
-          headersOnly: (status, headers) => REDIRECT_STATUSES.has(status) && header(headers, 'location') !== null,
+          headersOnly: (status, headers) => REDIRECT_STATUSES.has(status) && firstHeader(headers, 'location') !== null,
           signal,
           timeoutMs: options.timeoutMs,
           clock,
           ...(options.trustedCertificates ? { ca: options.trustedCertificates } : {}),
         });
-        const location = header(answer.headers, 'location');
+        const location = firstHeader(answer.headers, 'location');
         if (REDIRECT_STATUSES.has(answer.status) && location !== null) {
           redirects.push({ url: target.url.href, status: answer.status, location });
           if (redirects.length > MAX_REDIRECTS) {
@@ -165,7 +171,7 @@ export function createHttpChecker(options: HttpCheckerOptions): HttpChecker {
           status: answer.status,
           http_version: answer.httpVersion,
           redirects,
-          headers: selectHeaders(answer.headers),
+          headers: reportHeaders(answer.headers),
           timings: {
             dns: round(resolved - hopStarted),
             tcp: round(answer.tcp),
@@ -177,7 +183,7 @@ export function createHttpChecker(options: HttpCheckerOptions): HttpChecker {
           },
           body_bytes: answer.bodyBytes,
           body_truncated: answer.bodyTruncated,
-          tls: answer.peer ? describePeer(answer.peer, target.host, now()) : null,
+          tls: answer.peer ? describePeer(answer.peer, target.host, now(), trustStore()) : null,
         };
       }
     },

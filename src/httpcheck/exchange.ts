@@ -3,7 +3,8 @@ import http from 'node:http';
 import http2 from 'node:http2';
 import net from 'node:net';
 import tls from 'node:tls';
-import { authorizationErrorCode } from '../tls/certificate.ts';
+import { authorizationErrorCode, sentChain } from '../tls/certificate.ts';
+import { headersFromHttp2, headersFromRaw, type ReceivedHeaders } from './headers.ts';
 import type { CheckTarget } from './target-url.ts';
 
 /**
@@ -30,6 +31,8 @@ export const USER_AGENT = 'netinfo-http-check/1';
 /** What the TLS handshake showed, read before the connection closes; judged after the timings. */
 export interface PeerFacts {
   certificate: X509Certificate | null;
+  /** The chain the server sent, its certificate first. */
+  chain: X509Certificate[];
   authorized: boolean;
   authorizationError: string | null;
   protocol: string | null;
@@ -39,7 +42,7 @@ export interface PeerFacts {
 export interface ExchangeResult {
   status: number;
   httpVersion: string;
-  headers: Record<string, string | string[] | undefined>;
+  headers: ReceivedHeaders;
   bodyBytes: number;
   bodyTruncated: boolean;
   peer: PeerFacts | null;
@@ -54,7 +57,7 @@ export interface ExchangeOptions {
   method: 'GET' | 'HEAD';
   maxBodyBytes: number;
   /** True when the response is answered from its headers alone (a redirect to follow): no body is read. */
-  headersOnly: (status: number, headers: Record<string, string | string[] | undefined>) => boolean;
+  headersOnly: (status: number, headers: ReceivedHeaders) => boolean;
   signal: AbortSignal;
   timeoutMs: number;
   /** PEM certificates that replace Node's bundled roots (tests trust their own CA). */
@@ -142,7 +145,7 @@ export function exchange(target: CheckTarget, address: string, options: Exchange
         end: () => finish(bytes, false),
       };
     };
-    const onHeaders = (status: number, httpVersion: string, headers: Record<string, string | string[] | undefined>) => {
+    const onHeaders = (status: number, httpVersion: string, headers: ReceivedHeaders) => {
       marks.headers = clock();
       phase = 'download';
       response = { status, httpVersion, headers };
@@ -159,7 +162,7 @@ export function exchange(target: CheckTarget, address: string, options: Exchange
           headers: { host: target.url.host, 'user-agent': USER_AGENT, accept: '*/*' },
         },
         (incoming) => {
-          onHeaders(incoming.statusCode ?? 0, incoming.httpVersion, incoming.headers);
+          onHeaders(incoming.statusCode ?? 0, incoming.httpVersion, headersFromRaw(incoming.rawHeaders));
           if (settled) return;
           const counter = body();
           incoming.on('data', (chunk: Buffer) => counter.add(chunk.length));
@@ -170,6 +173,17 @@ export function exchange(target: CheckTarget, address: string, options: Exchange
           });
         },
       );
+      // 101 Switching Protocols is the last HTTP this connection will carry: it is the answer, and
+      // the check ends there. Node treats it as an upgrade when it names one (without an 'upgrade'
+      // listener it would destroy the socket: an error) and else as a 1xx to wait past, for a next
+      // response that never comes.
+      const switched = (answer: { statusCode?: number; httpVersion: string; rawHeaders: string[] }) => {
+        if (answer.statusCode !== 101) return;
+        onHeaders(101, answer.httpVersion, headersFromRaw(answer.rawHeaders));
+        finish(0, false);
+      };
+      request.on('information', switched);
+      request.on('upgrade', switched);
       request.on('error', (error: NodeJS.ErrnoException) => fail(phase, socketFailure(error)));
       request.end();
     };
@@ -188,8 +202,7 @@ export function exchange(target: CheckTarget, address: string, options: Exchange
         { endStream: true },
       );
       stream.on('response', (headers) => {
-        const { ':status': status, ...rest } = headers;
-        onHeaders(Number(status), '2', rest as Record<string, string | string[] | undefined>);
+        onHeaders(Number(headers[':status']), '2', headersFromHttp2(headers));
       });
       const counter = body();
       stream.on('data', (chunk: Buffer) => counter.add(chunk.length));
@@ -231,8 +244,10 @@ export function exchange(target: CheckTarget, address: string, options: Exchange
         marks.secured = clock();
         marks.sent = marks.secured;
         phase = 'first_byte';
+        const certificate = connection.getPeerX509Certificate() ?? null;
         peer = {
-          certificate: connection.getPeerX509Certificate() ?? null,
+          certificate,
+          chain: certificate ? sentChain(certificate) : [],
           authorized: connection.authorized,
           authorizationError: authorizationErrorCode(connection),
           protocol: connection.getProtocol(),

@@ -3,10 +3,11 @@ import { Type } from 'typebox';
 import { apiErrors } from '../http/errors.ts';
 import { commonErrorResponses, okResponse, upstreamErrorResponse } from '../http/schemas.ts';
 import { type InFlightCap, inFlightCapText, withinInFlightCap } from '../limits/in-flight.ts';
+import { VALIDATION_CODES } from '../tls/validation.ts';
 import { type HttpChecker, HttpCheckRefusal, MAX_REDIRECTS } from './checker.ts';
 import type { PortRanges } from './config.ts';
 import { HttpCheckError } from './exchange.ts';
-import { REPORTED_HEADERS } from './headers.ts';
+import { cutMark, MAX_HEADER_VALUE_LENGTH, withheldCookies } from './headers.ts';
 import { parseCheckUrl } from './target-url.ts';
 
 const ms = (description: string) => Type.Number({ description: `Milliseconds: ${description}` });
@@ -19,7 +20,10 @@ export const HttpCheckAnswer = Type.Object(
     address: Type.String({
       description: 'The IP address the final request connected to (resolved once, checked by the target policy).',
     }),
-    status: Type.Integer({ description: 'The final response status.' }),
+    status: Type.Integer({
+      description:
+        'The final response status. `101` (Switching Protocols) ends the check at once with what arrived: the connection carries no more HTTP.',
+    }),
     http_version: Type.String({
       enum: ['1.0', '1.1', '2'],
       description:
@@ -42,7 +46,7 @@ export const HttpCheckAnswer = Type.Object(
       },
     ),
     headers: Type.Record(Type.String(), Type.String(), {
-      description: `Selected headers of the final response, lower-cased, values as strings (a repeated header joined with ", ", a value over 4096 characters cut): ${REPORTED_HEADERS.join(', ')}. Absent headers are left out; Set-Cookie never appears.`,
+      description: `Every header of the final response, names lower-cased, in the order sent, values as strings: a repeated header's values joined with ", " in the order sent; a value longer than ${MAX_HEADER_VALUE_LENGTH} characters is cut to its first ${MAX_HEADER_VALUE_LENGTH}, followed by \`${cutMark(10000)}\` (its whole length). Set-Cookie is reported only as present, its values withheld: \`${withheldCookies(2)}\`.`,
     }),
     timings: Type.Object(
       {
@@ -90,8 +94,18 @@ export const HttpCheckAnswer = Type.Object(
               description:
                 'true when the chain verifies against the trust store (dates included) and the certificate names the host.',
             }),
-            validation_error: nullableString(
-              "null when valid; else OpenSSL's verification code (`CERT_HAS_EXPIRED`, `DEPTH_ZERO_SELF_SIGNED_CERT`, ...) or `ERR_TLS_CERT_ALTNAME_INVALID` for a name mismatch. /api/v1/ssl explains a certificate in full.",
+            validation_error: Type.Union([Type.String({ enum: VALIDATION_CODES }), Type.Null()], {
+              description: `null when valid; else the main reason, in /api/v1/ssl's words: one of ${VALIDATION_CODES.join(', ')}.`,
+            }),
+            validation_errors: Type.Array(
+              Type.Object(
+                { code: Type.String({ enum: VALIDATION_CODES }), message: Type.String() },
+                { additionalProperties: false },
+              ),
+              {
+                description:
+                  'Every reason found, main one first, each with a sentence, as /api/v1/ssl reports them (which explains a certificate in full).',
+              },
             ),
           },
           { additionalProperties: false },
@@ -108,7 +122,7 @@ export const HttpCheckAnswer = Type.Object(
 );
 
 const DESCRIPTION = `Makes one HTTP(S) request to a URL, follows up to ${MAX_REDIRECTS} redirects, and reports the final status, the
-HTTP version (h2 or HTTP/1.1, chosen by TLS ALPN), selected headers, the time each phase took, the body's size (read up
+HTTP version (h2 or HTTP/1.1, chosen by TLS ALPN), every response header (Set-Cookie withheld), the time each phase took, the body's size (read up
 to HTTP_CHECK_MAX_BODY_BYTES and discarded) and, for https, the TLS connection and certificate.
 
 Every host, the URL's and each redirect's, is resolved once through the service's resolver (IPv4 when it has both)

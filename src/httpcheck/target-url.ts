@@ -48,6 +48,17 @@ function checkParsed(url: URL, ports: PortRanges): CheckTargetParse {
 }
 
 /**
+ * A host, with or without a port and a path, written without its scheme: `example.com`,
+ * `host:8081/x`, `[::1]:8080`. A URL parser reads `host:8081` as the scheme "host:", and a
+ * message about that scheme would puzzle the person who typed it.
+ */
+function lacksScheme(text: string): boolean {
+  return (
+    /^(?:\[[0-9a-f:.]+\]|[^\s/:?#[\]@]+)(?::\d{1,5})?(?:[/?#]|$)/i.test(text) && !/^[a-z][a-z0-9+.-]*:\/\//i.test(text)
+  );
+}
+
+/**
  * Reads the `url` parameter. The host is judged as written first, by the rules of every other host
  * parameter (`127.1` and fullwidth digits are refused, never read as an address the caller did
  * not write), then the whole is parsed as a browser would. The reason is written for a 400.
@@ -55,6 +66,10 @@ function checkParsed(url: URL, ports: PortRanges): CheckTargetParse {
 export function parseCheckUrl(input: string, ports: PortRanges): CheckTargetParse {
   const text = input.trim();
   if (text === '') return { ok: false, reason: 'is empty' };
+  if (lacksScheme(text)) {
+    const shown = text.length > 200 ? `${text.slice(0, 200)}...` : text;
+    return { ok: false, reason: `has no scheme: write http://${shown} or https://${shown}` };
+  }
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(text)?.[1]?.toLowerCase();
   if (scheme === undefined || !hasUrlScheme(text)) {
     return {

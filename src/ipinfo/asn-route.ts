@@ -4,6 +4,7 @@ import { apiErrors } from '../http/errors.ts';
 import { commonErrorResponses, okResponse } from '../http/schemas.ts';
 import { ASN_PARAMETER_HINT, AsnBody, describeAsn, parseAsn } from './answers/asn-answer.ts';
 import { snapshotOf } from './answers/ip-answers.ts';
+import { creditData, withAttribution } from './attribution.ts';
 import type { IpData } from './data/ip-data.ts';
 import type { IpDataStore } from './data/ip-data-store.ts';
 
@@ -36,7 +37,7 @@ export function registerAsnRoute(app: FastifyInstance, store: IpDataStore): void
         tags: ['ip'],
         params: Type.Object({ asn: Type.String({ description: `The AS: ${ASN_PARAMETER_HINT}.` }) }),
         response: {
-          200: okResponse(AsnBody, 'The AS and its prefixes.'),
+          200: withAttribution(okResponse(AsnBody, 'The AS and its prefixes.')),
           ...commonErrorResponses,
           404: { ...commonErrorResponses[400], description: 'The loaded ASN data has no range of this AS.' },
           503: {
@@ -47,9 +48,11 @@ export function registerAsnRoute(app: FastifyInstance, store: IpDataStore): void
       },
       config: { parameterHints: { asn: ASN_PARAMETER_HINT } },
     },
-    async (request) => {
-      const answer = asnAnswerOrError((request.params as { asn: string }).asn, await snapshotOf(store));
+    async (request, reply) => {
+      const data = await snapshotOf(store);
+      const answer = asnAnswerOrError((request.params as { asn: string }).asn, data);
       if (answer instanceof Error) throw answer;
+      creditData(reply, data);
       return answer;
     },
   );

@@ -9,6 +9,7 @@ import type { HostnameLookup } from './answers/hostname.ts';
 import { type IpInfo, serializeIpInfo, snapshotOf, withHostname } from './answers/ip-answers.ts';
 import { IpInfoBody } from './answers/json-schema.ts';
 import { asnAnswerOrError } from './asn-route.ts';
+import { creditData, withAttribution } from './attribution.ts';
 import type { IpData } from './data/ip-data.ts';
 import type { IpDataStore } from './data/ip-data-store.ts';
 import { fieldPaths, pickFields } from './fields.ts';
@@ -21,12 +22,19 @@ export const BATCH_BODY_LIMIT_BYTES = 1_048_576;
 
 /** Names `fields` accepts on a batch: those of either answer. */
 const BATCH_FIELDS = new Set(fieldPaths(IpInfoBody, AsnBody));
+const ADDRESS_FIELDS = new Set(fieldPaths(IpInfoBody));
+const AS_FIELDS = new Set(fieldPaths(AsnBody));
 
 const DESCRIPTION = `Many addresses and ASNs in one request. The body is a JSON array of 1 to ${MAX_BATCH_ITEMS.toLocaleString('en')}
 strings, each an IPv4 or IPv6 address or an ASN written \`AS123\`. The answer is one object whose keys are the
 items as sent and whose values are what \`/api/v1/json/{ip}\` or \`/api/v1/asn/{asn}\` would answer, or
 \`{"error": "..."}\` for an item that is invalid or unknown: one bad item never fails the batch. An item sent
 twice is answered once.
+
+\`fields\` applies to every item with the names of its own answer: \`fields=ip,location.countryCode,asn,name\`
+keeps \`ip\` and \`location.countryCode\` of each address and \`asn\` and \`name\` of each AS (\`type\` and
+\`security\` are in both answers). A \`fields\` that names nothing an address's answer has while the batch holds an
+address, or nothing an AS's answer has while it holds an AS, is a 400 saying so, rather than \`{}\` for those items.
 
 \`hostname\` is left out unless \`fields\` names it; then reverse lookups run at most 32 at a time across all
 batches (a lookup already running for /api/v1/json is shared), each under HOSTNAME_TIMEOUT_MS.
@@ -101,6 +109,29 @@ function describeCached(ip: string, data: IpData | undefined, descriptions: Desc
     descriptions.set(ip, data, made);
   }
   return made;
+}
+
+/**
+ * A \`fields\` naming nothing of one kind's answer would answer each item of that kind \`{}\`
+ * (\`fields=ip,location.countryCode\` with \`AS15169\` in the batch): the caller is told instead.
+ */
+function refuseFieldsThatEmptyAKind(fields: readonly string[][], items: readonly string[]): void {
+  const named = fields.map((path) => path.join('.'));
+  const kinds = [
+    { what: 'an AS', names: AS_FIELDS, item: items.find((item) => /^AS/i.test(item) && parseAsn(item) !== null) },
+    {
+      what: 'an address',
+      names: ADDRESS_FIELDS,
+      item: items.find((item) => !/^AS/i.test(item) && parseIpParameter(item).ok),
+    },
+  ];
+  for (const { what, names, item } of kinds) {
+    if (item === undefined || named.some((name) => names.has(name))) continue;
+    throw apiErrors.invalidParameter(
+      'fields',
+      `it names no field of ${what}'s answer, so ${item} would be answered {}; add one or more of ${[...names].join(', ')}, or send those items in another batch`,
+    );
+  }
 }
 
 /** One item's answer as JSON: an IP answer, an ASN answer, or `{"error"}`. */
@@ -181,9 +212,11 @@ export function registerBatchRoute(app: FastifyInstance, store: IpDataStore, loo
             examples: [['8.8.8.8', '2001:4860:4860::8888', 'AS15169']],
           }),
           response: {
-            200: okResponse(
-              Type.Record(Type.String(), Type.Union([IpInfoBody, AsnBody, ItemError])),
-              'The answer per distinct item, keyed by the item as sent.',
+            200: withAttribution(
+              okResponse(
+                Type.Record(Type.String(), Type.Union([IpInfoBody, AsnBody, ItemError])),
+                'The answer per distinct item, keyed by the item as sent.',
+              ),
             ),
             ...commonErrorResponses,
             413: { ...commonErrorResponses[400], description: 'The body is over 1 MB.' },
@@ -203,13 +236,14 @@ export function registerBatchRoute(app: FastifyInstance, store: IpDataStore, loo
       async (request, reply) => {
         const fields = selectedFields((request.query as { fields?: string }).fields, BATCH_FIELDS);
         const items = [...new Set(parsedBody(request))];
+        if (fields !== undefined) refuseFieldsThatEmptyAKind(fields, items);
         const data = await snapshotOf(store);
         const wantsHostname = fields?.some((path) => path[0] === 'hostname') === true;
         const lookup = wantsHostname ? lookupHostname : undefined;
         const answers = items.map((item) => answerItem(item, data, fields, lookup, descriptions));
         const settled = answers.some((answer) => answer instanceof Promise) ? await Promise.all(answers) : answers;
         const parts = settled.map((answer, i) => `${jsonKey(items[i] as string)}:${(answer as { json: string }).json}`);
-        if (data !== undefined && data.attribution !== '') reply.header('x-data-attribution', data.attribution);
+        creditData(reply, data);
         return reply.type('application/json; charset=utf-8').send(`{${parts.join(',')}}`);
       },
     );

@@ -9,12 +9,12 @@ import {
 } from '../http/schemas.ts';
 import { type IpAnswer, type IpAnswers, type IpInfo, serializeIpInfo, snapshotOf } from './answers/ip-answers.ts';
 import { IpInfoBody } from './answers/json-schema.ts';
+import { attributionResponseHeader, creditData } from './attribution.ts';
 import type { IpData } from './data/ip-data.ts';
 import type { IpDataStore } from './data/ip-data-store.ts';
 import { fieldPaths, parseFields, pickFields } from './fields.ts';
 import { IP_PARAMETER_HINT, parseIpParameter } from './ip-param.ts';
 
-const ATTRIBUTION_HEADER = 'x-data-attribution';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 const DATA_DESCRIPTION = `Fields whose data is missing are omitted, never guessed.
@@ -76,10 +76,7 @@ export function registerJsonRoute(app: FastifyInstance, store: IpDataStore, answ
       headers: {
         ...ok.headers,
         ...callerSpecificHeaders,
-        'X-Data-Attribution': {
-          type: 'string',
-          description: 'Credit the licences of the data behind this answer ask for.',
-        },
+        ...attributionResponseHeader,
       },
     },
     ...commonErrorResponses,
@@ -144,10 +141,7 @@ export function registerJsonRoute(app: FastifyInstance, store: IpDataStore, answ
     fields: readonly string[][] | undefined,
     reply: FastifyReply,
   ): FastifyReply | Promise<FastifyReply> {
-    if (data !== undefined && data.attribution !== '') {
-      // Readable by browser scripts: the CORS headers expose it (http/cors.ts).
-      reply.header(ATTRIBUTION_HEADER, data.attribution);
-    }
+    creditData(reply, data);
     reply.header('cache-control', CALLER_SPECIFIC_CACHE_CONTROL);
     reply.type(JSON_TYPE);
     const made = answers.complete(ip, data);

@@ -1,5 +1,5 @@
 import { DnsError, dnsFailureInWords } from '../dns/errors.ts';
-import type { DnsRecord } from '../dns/records.ts';
+import { compareMx, type DnsRecord } from '../dns/records.ts';
 import type { QueryResult, Resolver } from '../dns/resolver.ts';
 import type { QuestionTally } from '../limits/upstream-cost.ts';
 import { parseDkimRecord } from './dkim.ts';
@@ -193,7 +193,9 @@ function mxRecords(answers: readonly DnsRecord[]): Array<{ preference: number; h
     .flatMap((record) =>
       record.type === 'MX' ? [{ preference: record.data.preference, host: record.data.exchange || '.' }] : [],
     )
-    .sort((x, y) => x.preference - y.preference || x.host.localeCompare(y.host));
+    .sort((x, y) =>
+      compareMx({ preference: x.preference, exchange: x.host }, { preference: y.preference, exchange: y.host }),
+    );
 }
 
 function addressesOf(asked: Asked, type: 'A' | 'AAAA'): string[] {

@@ -1,5 +1,5 @@
 import { type Cidr, cidrContains, formatCidr, parseCidr } from './cidr.ts';
-import { type IpAddress, parseIp, unmapIpv4 } from './ip-address.ts';
+import { formatIp, type IpAddress, parseIp, unmapIpv4 } from './ip-address.ts';
 
 /**
  * The IANA special-purpose address registries (RFC 6890, RFC 8190 and the RFCs that added entries
@@ -16,7 +16,8 @@ import { type IpAddress, parseIp, unmapIpv4 } from './ip-address.ts';
  *   that is public: a packet to it leaves the NAT64 gateway towards a.b.c.d, so it is exactly as
  *   private or public as a.b.c.d. The local-use prefix 64:ff9b:1::/48 (RFC 8215) is 'private'.
  * - Teredo (2001::/32), 6to4 (2002::/16) and the retired 6to4 relay anycast 192.88.99.0/24 are
- *   reported as 'transition' and globally reachable; their embedded IPv4 is not inspected.
+ *   reported as 'transition' and globally reachable. The target policy (isForbiddenTarget) also
+ *   judges the IPv4 addresses 6to4 and Teredo embed (embeddedIpv4): a relay delivers to them.
  * - Multicast is marked not globally reachable: it is never a valid unicast source or a target
  *   for this service, and bogon lists (Team Cymru) include 224.0.0.0/4.
  */
@@ -177,15 +178,49 @@ export const FORBIDDEN_TARGET_KINDS: ReadonlySet<SpecialAddressKind> = new Set<S
   'benchmarking',
 ]);
 
+export interface EmbeddedIpv4 {
+  readonly via: '6to4' | 'Teredo client' | 'Teredo server';
+  readonly address: string;
+}
+
+const SIX_TO_FOUR_PREFIX = 0x2002n; // 2002::/16
+const TEREDO_PREFIX = 0x20010000n; // 2001::/32
+
+/**
+ * The IPv4 addresses an IPv6 address hands its packets to: 6to4 (RFC 3056) carries it in bits
+ * 16-47; Teredo (RFC 4380) carries its server in bits 32-63 and its client, inverted, in the last
+ * 32 bits. Empty for every other address.
+ */
+export function embeddedIpv4(ip: string): EmbeddedIpv4[] {
+  const address = parseIp(ip);
+  if (address === null || address.version !== 6) return [];
+  const ipv4 = (value: bigint) => formatIp({ version: 4, value: Number(value & 0xffffffffn) });
+  if (address.value >> 112n === SIX_TO_FOUR_PREFIX) return [{ via: '6to4', address: ipv4(address.value >> 80n) }];
+  if (address.value >> 96n === TEREDO_PREFIX) {
+    return [
+      { via: 'Teredo client', address: ipv4(address.value ^ 0xffffffffn) },
+      { via: 'Teredo server', address: ipv4(address.value >> 64n) },
+    ];
+  }
+  return [];
+}
+
+function isForbiddenAddress(address: IpAddress): boolean {
+  const special = classifyAddress(address);
+  return special !== null && (FORBIDDEN_TARGET_KINDS.has(special.kind) || !special.globallyReachable);
+}
+
 /**
  * Whether the service must refuse to connect to this IP literal unless the operator allows private
  * targets. Fails closed: input that is not a plain IP literal (a hostname, `127.1`, `fe80::1%eth0`)
  * is refused — callers resolve names first and check each resolved address. Any entry that is not
  * globally reachable is refused too, so a registry entry added later under a new kind is covered.
+ * A 6to4 or Teredo address is refused when an IPv4 address it embeds is: `2002:7f00:2::` reaches
+ * 127.0.0.2 through any 6to4 relay that decapsulates it.
  */
 export function isForbiddenTarget(ip: string): boolean {
   const address = parseIp(ip);
   if (address === null) return true;
-  const special = classifyAddress(address);
-  return special !== null && (FORBIDDEN_TARGET_KINDS.has(special.kind) || !special.globallyReachable);
+  if (isForbiddenAddress(address)) return true;
+  return embeddedIpv4(ip).some((embedded) => isForbiddenTarget(embedded.address));
 }

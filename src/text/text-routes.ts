@@ -5,6 +5,7 @@ import { RATE_LIMITED } from '../http/route-config.ts';
 import { CALLER_SPECIFIC_CACHE_CONTROL } from '../http/schemas.ts';
 import { describeIp } from '../ipinfo/answers/describe-ip.ts';
 import { type IpInfo, snapshotOf } from '../ipinfo/answers/ip-answers.ts';
+import { attributionResponseHeader, creditData } from '../ipinfo/attribution.ts';
 import type { IpInfoServices } from '../ipinfo/ip-info.ts';
 import { IP_PARAMETER_HINT, parseIpParameter } from '../ipinfo/ip-param.ts';
 import { FIELDS_DESCRIPTION, selectedFields } from '../ipinfo/json-route.ts';
@@ -30,7 +31,7 @@ const textResponse = (description: string) => ({
 });
 
 const TEXT_RESPONSES = {
-  200: textResponse('The value and a newline.'),
+  200: { ...textResponse('The value and a newline.'), headers: attributionResponseHeader },
   400: textResponse('`ip` is not an address: one line saying why.'),
   404: textResponse('The data has no such value for the address: one line saying so.'),
 };
@@ -76,6 +77,7 @@ export function registerTextRoutes(app: FastifyInstance, ip: IpInfoServices): vo
         if (asked === undefined) return reply;
         const data = snapshotOf(ip.store);
         const answerWith = (loaded: Awaited<typeof data>): IpInfo | Promise<IpInfo> => {
+          creditData(reply, loaded);
           // Only /hostname waits for the reverse name (and shares /api/v1/json's cache for it).
           if (path !== 'hostname') return describeIp(asked.ip, loaded);
           const complete = ip.answers.complete(asked.ip, loaded);

@@ -88,3 +88,19 @@ export function authorizationErrorCode(socket: TLSSocket): string | null {
   if (error === undefined || error === null) return null;
   return typeof error === 'string' ? error : error.message;
 }
+
+/**
+ * The chain the server sent, its own certificate first, from the X509Certificate issuer links
+ * (once getPeerX509Certificate() has been called, getPeerCertificate(true) no longer returns it).
+ */
+export function sentChain(leaf: X509Certificate): X509Certificate[] {
+  const chain: X509Certificate[] = [];
+  const seen = new Set<string>();
+  let current: X509Certificate | undefined = leaf;
+  while (current && !seen.has(current.fingerprint256) && chain.length < 10) {
+    seen.add(current.fingerprint256);
+    chain.push(current);
+    current = current.issuerCertificate;
+  }
+  return chain;
+}

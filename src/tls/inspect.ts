@@ -3,7 +3,13 @@ import tls from 'node:tls';
 import { sharedWhileInFlight } from '../cache/in-flight.ts';
 import type { Resolver } from '../dns/resolver.ts';
 import { resolveTarget, type TargetPolicy } from '../dns/target-policy.ts';
-import { authorizationErrorCode, type CertificateFacts, describeCertificate, displayName } from './certificate.ts';
+import {
+  authorizationErrorCode,
+  type CertificateFacts,
+  describeCertificate,
+  displayName,
+  sentChain,
+} from './certificate.ts';
 import { TlsCheckError } from './check-error.ts';
 import { type Endpoint, startTls } from './connection.ts';
 import { findProblems } from './problems.ts';
@@ -11,8 +17,8 @@ import { type ProtocolSupport, probeProtocols } from './protocols.ts';
 import { countEmbeddedScts } from './sct.ts';
 import { STARTTLS_DEFAULT_PORTS, type StarttlsProtocol } from './starttls-replies.ts';
 import type { TlsTarget } from './target.ts';
-import { judgeChainTrust, loadTrustStore, type TrustStore } from './trust.ts';
-import { daysRemaining, findValidationProblems, type ValidationProblem } from './validation.ts';
+import { loadTrustStore, type TrustStore } from './trust.ts';
+import { daysRemaining, judgeCertificate, type ValidationProblem } from './validation.ts';
 
 /** One certificate as the server sent it. */
 export interface ChainEntry {
@@ -82,22 +88,6 @@ type Handshake = {
   ocspStapled: boolean;
 };
 
-/**
- * The chain the server sent, its own certificate first, from the X509Certificate issuer links
- * (once getPeerX509Certificate() has been called, getPeerCertificate(true) no longer returns it).
- */
-function readChain(leaf: X509Certificate): X509Certificate[] {
-  const chain: X509Certificate[] = [];
-  const seen = new Set<string>();
-  let current: X509Certificate | undefined = leaf;
-  while (current && !seen.has(current.fingerprint256) && chain.length < 10) {
-    seen.add(current.fingerprint256);
-    chain.push(current);
-    current = current.issuerCertificate;
-  }
-  return chain;
-}
-
 async function handshake(
   endpoint: Endpoint,
   context: tls.SecureContext,
@@ -117,7 +107,7 @@ async function handshake(
     if (!leaf) throw new TlsCheckError('handshake', `${endpoint.host} completed the handshake without a certificate`);
     return {
       leaf,
-      chain: readChain(leaf),
+      chain: sentChain(leaf),
       authorizationError: authorizationErrorCode(socket),
       protocol: socket.getProtocol(),
       cipher: socket.getCipher()?.name ?? null,
@@ -216,19 +206,18 @@ export function createTlsChecker(options: TlsCheckerOptions): TlsChecker {
     const { host } = request;
     const facts = describeCertificate(peer.leaf);
     const time = now();
-    const nameError = tls.checkServerIdentity(host, peer.leaf.toLegacyObject());
     store ??= loadTrustStore(options.trustedCertificates);
-    const trust = judgeChainTrust(peer.chain, store);
-    const names = facts.alt_names.length > 0 ? facts.alt_names : facts.subject ? [facts.subject] : [];
-    const validationProblems = findValidationProblems({
-      host,
-      chainError: peer.authorizationError,
-      chainTrust: trust,
-      nameError: nameError ? nameError.message : null,
-      issuer: facts.issuer,
-      validFrom: peer.leaf.validFromDate,
-      validTo: peer.leaf.validToDate,
+    const {
+      problems: validationProblems,
+      trust,
+      hostnameMatch,
       names,
+    } = judgeCertificate({
+      host,
+      leaf: peer.leaf,
+      chain: peer.chain,
+      chainError: peer.authorizationError,
+      store,
       now: time,
     });
     const chain = peer.chain.map(chainEntry);
@@ -251,7 +240,7 @@ export function createTlsChecker(options: TlsCheckerOptions): TlsChecker {
       chain_complete: trust === 'anchored',
       ocsp_stapled: peer.ocspStapled,
       sct_count: countEmbeddedScts(peer.leaf.raw),
-      hostname_match: nameError === undefined,
+      hostname_match: hostnameMatch,
       problems: findProblems({
         host,
         served: chain.map((entry) => ({
@@ -263,7 +252,7 @@ export function createTlsChecker(options: TlsCheckerOptions): TlsChecker {
         })),
         validFrom: peer.leaf.validFromDate,
         validTo: peer.leaf.validToDate,
-        hostnameMatch: nameError === undefined,
+        hostnameMatch,
         names,
         trust,
         lastIssuer: displayName(last, 'issuer'),

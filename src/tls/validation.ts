@@ -1,3 +1,8 @@
+import type { X509Certificate } from 'node:crypto';
+import tls from 'node:tls';
+import { describeCertificate } from './certificate.ts';
+import { type ChainTrust, judgeChainTrust, type TrustStore } from './trust.ts';
+
 /**
  * Why a certificate is not valid for a host, from three independent checks: the chain as OpenSSL
  * verified it against the trust store, the validity dates against the clock, and the name. OpenSSL
@@ -108,4 +113,50 @@ export function findValidationProblems(input: ValidationInput): ValidationProble
 /** Whole days until expiry, rounded down: 0 on the last day, negative once expired. */
 export function daysRemaining(validTo: Date, now: number): number {
   return Math.floor((validTo.getTime() - now) / 86_400_000);
+}
+
+/** What a handshake showed, for judgeCertificate. */
+export interface ServedCertificate {
+  host: string;
+  leaf: X509Certificate;
+  /** The chain the server sent, its own certificate first (sentChain). */
+  chain: readonly X509Certificate[];
+  /** tls.TLSSocket#authorizationError (authorizationErrorCode), or null. */
+  chainError: string | null;
+  store: TrustStore;
+  now: number;
+}
+
+export interface CertificateVerdict {
+  /** Empty when valid; the main reason first. */
+  problems: ValidationProblem[];
+  trust: ChainTrust;
+  hostnameMatch: boolean;
+  /** The names the certificate is valid for: its SANs, else its CN. */
+  names: string[];
+}
+
+/**
+ * The one verdict on a served certificate, for every route that reports one (/ssl, /http): Node's
+ * codes (CERT_HAS_EXPIRED, DEPTH_ZERO_SELF_SIGNED_CERT, ERR_TLS_CERT_ALTNAME_INVALID...) become
+ * the VALIDATION_CODES here and nowhere else.
+ */
+export function judgeCertificate(served: ServedCertificate): CertificateVerdict {
+  const { leaf, host } = served;
+  const facts = describeCertificate(leaf);
+  const nameError = tls.checkServerIdentity(host, leaf.toLegacyObject());
+  const trust = judgeChainTrust(served.chain, served.store);
+  const names = facts.alt_names.length > 0 ? facts.alt_names : facts.subject ? [facts.subject] : [];
+  const problems = findValidationProblems({
+    host,
+    chainError: served.chainError,
+    chainTrust: trust,
+    nameError: nameError ? nameError.message : null,
+    issuer: facts.issuer,
+    validFrom: leaf.validFromDate,
+    validTo: leaf.validToDate,
+    names,
+    now: served.now,
+  });
+  return { problems, trust, hostnameMatch: nameError === undefined, names };
 }

@@ -17,7 +17,8 @@ const BOOTSTRAP_TIMEOUT_MS = 30_000;
 
 export interface WhoisBuildConfig extends WhoisSettings {
   readonly allowPrivateTargets: TargetPolicy;
-  readonly rdapBootstrapUrl: string;
+  /** null: `off`, the shipped snapshot only. */
+  readonly rdapBootstrapUrl: string | null;
   readonly rdapBootstrapRefreshHours: number;
 }
 
@@ -43,8 +44,8 @@ export function buildWhoisService(config: WhoisBuildConfig, deps: WhoisBuildDeps
   const ca = deps.trustedCertificates ? { ca: deps.trustedCertificates } : {};
   const bootstrap = createRdapBootstrapStore({
     snapshot: deps.bootstrapSnapshot ?? loadBootstrapSnapshot(),
-    refreshUrl: config.rdapBootstrapUrl,
-    refreshIntervalMs: config.rdapBootstrapRefreshHours * 3_600_000,
+    refreshUrl: config.rdapBootstrapUrl ?? '',
+    refreshIntervalMs: config.rdapBootstrapUrl === null ? 0 : config.rdapBootstrapRefreshHours * 3_600_000,
     missWaitMs: config.whoisTimeoutMs,
     ...(deps.now ? { now: deps.now } : {}),
     // The bootstrap URL is the operator's setting, like WHOIS_SERVER: not subject to the target policy.

@@ -38,8 +38,9 @@ export const whoisConfigVariables = {
     name: 'RDAP_BOOTSTRAP_URL',
     defaultText: '`https://data.iana.org/rdap/`',
     description:
-      "Where IANA's RDAP bootstrap registries (`dns.json`, `ipv4.json`, `ipv6.json`, `asn.json`) are refreshed from while the service runs; the snapshot shipped in `src/whois/rdap/iana-bootstrap.json` is used until then.",
-    parse: httpUrl('https://data.iana.org/rdap/'),
+      "Where IANA's RDAP bootstrap registries (`dns.json`, `ipv4.json`, `ipv6.json`, `asn.json`) are refreshed from while the service runs; the snapshot shipped in `src/whois/rdap/iana-bootstrap.json` is used until then. `off`: never refreshed, the shipped snapshot only.",
+    parse: (raw: string | undefined): string | null =>
+      raw?.trim().toLowerCase() === 'off' ? null : httpUrl('https://data.iana.org/rdap/')(raw),
   },
   rdapBootstrapRefreshHours: {
     name: 'RDAP_BOOTSTRAP_REFRESH_HOURS',

@@ -78,15 +78,16 @@ test('sign-ups: 10 per client per hour', async () => {
 test('sign-up validation: email shape, password rules, duplicate email (409); no mass assignment', async () => {
   const { app, close } = await buildAccountsApp();
   const cases: [unknown, number, RegExp][] = [
-    [{ email: 'not-an-email', password: PASSWORD }, 400, /Invalid field 'email'/],
-    [{ email: 'ann@example.com', password: 'short' }, 400, /Invalid field 'password': must be 10 to 128/],
+    [{ email: 'not-an-email', password: PASSWORD }, 400, /^The email address must look like name@example\.com\.$/],
+    // Issue 28: sentences for the person at the form, not "Invalid field 'password'".
+    [{ email: 'ann@example.com', password: 'short' }, 400, /^The password must be 10 to 128 characters long\.$/],
     [{ email: 'ann@example.com', password: 'x'.repeat(129) }, 400, /must be 10 to 128/],
-    [{ email: 'ann@example.com', password: 'password1234' }, 400, /'password': is one of the most common passwords/],
-    [{ email: 'ann@example.com', password: '1111111111' }, 400, /'password': must not be one character repeated/],
-    [{ email: 'ann@example.com', password: '\0'.repeat(10) }, 400, /'password': must not contain control characters/],
-    [{ email: 'Ann@Example.com', password: 'ann@example.com' }, 400, /'password': must not contain your email/],
+    [{ email: 'ann@example.com', password: 'password1234' }, 400, /^The password is one of the most common passwords/],
+    [{ email: 'ann@example.com', password: '1111111111' }, 400, /^The password must not be one character repeated\.$/],
+    [{ email: 'ann@example.com', password: '\0'.repeat(10) }, 400, /^The password must not contain control characters/],
+    [{ email: 'Ann@Example.com', password: 'ann@example.com' }, 400, /^The password must not contain your email/],
     [{ email: 'ann@example.com' }, 400, /Missing required field 'password'/],
-    [{ email: 42, password: PASSWORD }, 400, /Invalid field 'email'/],
+    [{ email: 42, password: PASSWORD }, 400, /^The email address must be text of at most 320 characters\.$/],
     [[], 400, /JSON object/],
   ];
   for (const [payload, status, message] of cases) {

@@ -15,6 +15,23 @@ const records: Answer[] = [
   // The CNAME chain www -> web -> example.test, and a name asked in Unicode.
   { type: 'CNAME', name: 'web.example.test', ttl: 130, class: 'IN', data: 'example.test' },
   { type: 'A', name: 'xn--bcher-kva.example.test', ttl: 300, class: 'IN', data: '192.0.2.77' },
+  // MX records sent out of order, as a round-robin server does.
+  ...(
+    [
+      [30, 'mx-c.mail.example.test'],
+      [10, 'mx-z.mail.example.test'],
+      [20, 'mx-b.mail.example.test'],
+      [10, 'MX-A.mail.example.test'],
+    ] as const
+  ).map(
+    ([preference, exchange]): Answer => ({
+      type: 'MX',
+      name: 'mail.example.test',
+      ttl: 300,
+      class: 'IN',
+      data: { preference, exchange },
+    }),
+  ),
 ];
 
 describe('GET /api/v1/dns', () => {
@@ -63,6 +80,19 @@ describe('GET /api/v1/dns', () => {
         ['CNAME', 'www.example.test', 'web.example.test', 120],
         ['CNAME', 'web.example.test', 'example.test', 130],
         ['A', 'example.test', '192.0.2.10', 300],
+      ],
+    );
+  });
+
+  it('issue 28: sorts MX records by preference, then by name (case aside), whatever order the server sent', async () => {
+    const body = (await ask('mail.example.test', 'MX')).json();
+    assert.deepEqual(
+      body.records.map((record: { value: string }) => record.value),
+      [
+        '10 MX-A.mail.example.test',
+        '10 mx-z.mail.example.test',
+        '20 mx-b.mail.example.test',
+        '30 mx-c.mail.example.test',
       ],
     );
   });

@@ -93,6 +93,20 @@ describe('ALLOW_PRIVATE_TARGETS as a list of CIDRs (issue 23)', () => {
     assert.equal(forbiddenTargetReason('8.8.8.8', only), null);
   });
 
+  it('judges 6to4 and Teredo targets by the IPv4 address they embed, in words, and opens them with it (issue 28)', () => {
+    assert.match(
+      forbiddenTargetReason('2002:7f00:2::', strict) ?? '',
+      /^2002:7f00:2:: is a 6to4 address for 127\.0\.0\.2, which is a loopback address \(Loopback, 127\.0\.0\.0\/8\)/,
+    );
+    assert.match(forbiddenTargetReason('2002:7f00:2::', only) ?? '', /6to4 address for 127\.0\.0\.2/);
+    assert.equal(forbiddenTargetReason('2002:7f00:1::', only), null, '127.0.0.1 is in the list');
+    assert.match(
+      forbiddenTargetReason('2001:0:4136:e378:8000:63bf:80ff:fffd', strict) ?? '',
+      /is a Teredo client address for 127\.0\.0\.2, which is a loopback address/,
+    );
+    assert.equal(forbiddenTargetReason('2002:808:808::1', strict), null);
+  });
+
   it('applies to resolved names: a name resolving inside a range passes, outside is refused', async () => {
     const inside = await resolveTarget('rebind.test', { resolver, policy: only });
     assert.equal(inside.ok && inside.address, '127.0.0.1');

@@ -16,6 +16,49 @@ test('every API response is CORS-open and carries a request id', async () => {
   await app.close();
 });
 
+test('issue 28: every answer says X-Content-Type-Options: nosniff, API answers and errors included', async () => {
+  const app = await buildTestApp({ RATE_LIMITS: 'public=6/60' });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  try {
+    const asked: [string, string, number][] = [
+      ['GET', '/api/v1/ipv6', 200],
+      ['GET', '/api/v1/openapi.json', 200],
+      ['GET', '/api/v1/dns?name=', 400],
+      ['GET', '/api/v1/missing', 404],
+      ['DELETE', '/api/v1/ipv6', 405],
+      ['GET', '/ip', 200],
+      ['OPTIONS', '/api/v1/ipv6', 204],
+    ];
+    for (const [method, url, status] of asked) {
+      const response = await fetch(`http://127.0.0.1:${port}${url}`, {
+        method,
+        ...(method === 'OPTIONS'
+          ? { headers: { origin: 'https://a.example', 'access-control-request-method': 'GET' } }
+          : {}),
+      });
+      await response.arrayBuffer();
+      assert.equal(response.status, status, url);
+      assert.equal(response.headers.get('x-content-type-options'), 'nosniff', `${method} ${url}`);
+    }
+    let limited: Response;
+    do limited = await fetch(`http://127.0.0.1:${port}/api/v1/ipv6`);
+    while (limited.status !== 429);
+    assert.equal(limited.headers.get('x-content-type-options'), 'nosniff', 'a 429');
+    // Answered before any route or hook: an unreadable request, a bad percent escape, CONNECT.
+    for (const request of [
+      'NOT HTTP AT ALL\r\n\r\n',
+      'GET /api/v1/%zz HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n',
+      'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n',
+    ]) {
+      const response = parseRaw(await rawExchange(port, request));
+      assert.equal(response.headers['x-content-type-options'], 'nosniff', request);
+    }
+  } finally {
+    await app.close();
+  }
+});
+
 test('a preflight is answered 204 allowing GET and the Authorization header', async () => {
   const app = await buildTestApp();
   const response = await app.inject({

@@ -46,10 +46,12 @@ describe('GET /api/v1/http', { skip }, () => {
   let dns: FakeDnsServer;
   let app: Awaited<ReturnType<typeof buildTestApp>>;
   const servers: net.Server[] = [];
-  const ports = { http: 0, h2: 0, h1: 0, self: 0, other: 0, silent: 0, notTls: 0, closed: 0 };
+  const ports = { http: 0, h2: 0, h1: 0, self: 0, other: 0, silent: 0, notTls: 0, closed: 0, upgrade: 0, bare101: 0 };
   /** Method and path of every request each server received. */
   const seen: Record<'http' | 'h2' | 'other', string[]> = { http: [], h2: [], other: [] };
   const env: Record<string, string> = {};
+  /** TCP connections the server on 127.0.0.2 (outside ALLOW_PRIVATE_TARGETS) accepted. */
+  let otherConnections = 0;
 
   const routes =
     (name: keyof typeof seen): Handler =>
@@ -76,6 +78,20 @@ describe('GET /api/v1/http', { skip }, () => {
           });
           response.end('hello, world');
           return;
+        case '/cdn':
+          // What a CDN answers with; node:http sends every header as given, repeats included.
+          response.writeHead(200, {
+            'content-type': 'text/html',
+            'x-cache': 'HIT',
+            'cf-cache-status': 'HIT',
+            age: '1234',
+            'server-timing': ['cdn-cache;desc=HIT', 'edge;dur=1'],
+            'x-served-by': 'cache-fra-etou8220035-FRA',
+            'set-cookie': ['session=secret-session', 'tracking=secret-tracking'],
+            'x-long': 'v'.repeat(5000),
+          });
+          response.end('cdn');
+          return;
         case '/to-https':
           redirect(`https://site.http.test:${ports.h2}/ok`, 308);
           return;
@@ -87,6 +103,9 @@ describe('GET /api/v1/http', { skip }, () => {
           return;
         case '/to-127.0.0.2':
           redirect(`http://127.0.0.2:${ports.other}/ok`);
+          return;
+        case '/to-6to4':
+          redirect(`http://[2002:7f00:2::]:${ports.other}/ok`);
           return;
         case '/to-other-name':
           redirect(`http://other.http.test:${ports.other}/ok`);
@@ -151,6 +170,7 @@ describe('GET /api/v1/http', { skip }, () => {
     const h1 = https.createServer({ key: valid.keyPem, cert: valid.chainPem }, routes('h2'));
     const self = https.createServer({ key: selfSigned.keyPem, cert: selfSigned.chainPem }, routes('h2'));
     const other = http.createServer(routes('other'));
+    other.on('connection', () => otherConnections++);
     // Accepts connections and says nothing.
     const silent = net.createServer((socket) => {
       socket.resume();
@@ -161,7 +181,17 @@ describe('GET /api/v1/http', { skip }, () => {
       socket.on('error', () => {});
       socket.once('data', () => socket.end('HTTP/1.1 400 Bad Request\r\n\r\n'));
     });
-    servers.push(plain, h2, h1, self, other, silent, notTls);
+    // Answer 101 Switching Protocols, with and without an Upgrade header, then hold the socket open.
+    const switching = (head: string) =>
+      net.createServer((socket) => {
+        socket.on('error', () => {});
+        socket.once('data', () => socket.write(`HTTP/1.1 101 Switching Protocols\r\n${head}\r\n`));
+      });
+    const upgrade = switching('Upgrade: websocket\r\nConnection: Upgrade\r\nX-Served-By: ws-1\r\n');
+    const bare101 = switching('X-Served-By: ws-2\r\n');
+    servers.push(plain, h2, h1, self, other, silent, notTls, upgrade, bare101);
+    ports.upgrade = await listen(upgrade);
+    ports.bare101 = await listen(bare101);
     ports.http = await listen(plain);
     ports.h2 = await listen(h2);
     ports.h1 = await listen(h1);
@@ -175,6 +205,7 @@ describe('GET /api/v1/http', { skip }, () => {
       { type: 'A', name: 'site.http.test', ttl: 60, data: '127.0.0.1' },
       { type: 'A', name: 'self.http.test', ttl: 60, data: '127.0.0.1' },
       { type: 'A', name: 'other.http.test', ttl: 60, data: '127.0.0.2' },
+      { type: 'AAAA', name: 'sixtofour.http.test', ttl: 60, data: '2002:7f00:2::' },
     ];
     const known = recordsHandler(records, 'http.test');
     dns = await startFakeDnsServer((question, context) =>
@@ -204,7 +235,7 @@ describe('GET /api/v1/http', { skip }, () => {
   };
   const site = (port: number, path: string, scheme = 'http') => `${scheme}://site.http.test:${port}${path}`;
 
-  it('checks an https URL over HTTP/2 (ALPN), with the TLS block, selected headers and phase timings', async () => {
+  it('checks an https URL over HTTP/2 (ALPN), with the TLS block, headers and phase timings', async () => {
     const { status, body } = await check(site(ports.h2, '/ok', 'https'));
     assert.equal(status, 200);
     assert.equal(body.url, site(ports.h2, '/ok', 'https'));
@@ -212,8 +243,8 @@ describe('GET /api/v1/http', { skip }, () => {
     assert.deepEqual(body.redirects, []);
     assert.equal(body.headers['content-type'], 'text/plain; charset=utf-8');
     assert.equal(body.headers['cache-control'], 'no-cache, private');
-    assert.equal(body.headers['set-cookie'], undefined, 'never reported');
-    assert.equal(body.headers['x-not-reported'], undefined);
+    assert.equal(body.headers['set-cookie'], '[withheld: 1 cookie]');
+    assert.equal(body.headers['x-not-reported'], 'x');
     assert.equal(body.body_bytes, 'hello, world'.length);
     assert.equal(body.body_truncated, false);
     assert.equal(body.tls.valid, true);
@@ -234,6 +265,38 @@ describe('GET /api/v1/http', { skip }, () => {
     assert.ok(seen.h2.includes('GET /ok'));
   });
 
+  it('reports every response header, CDN and cache ones included; Set-Cookie only as present; long values cut (issue 28)', async () => {
+    for (const scheme of ['http', 'https']) {
+      const port = scheme === 'http' ? ports.http : ports.h2;
+      const { status, body } = await check(site(port, '/cdn', scheme));
+      assert.equal(status, 200, scheme);
+      const headers = body.headers;
+      assert.equal(headers['x-cache'], 'HIT', scheme);
+      assert.equal(headers['cf-cache-status'], 'HIT');
+      assert.equal(headers.age, '1234');
+      assert.equal(headers['server-timing'], 'cdn-cache;desc=HIT, edge;dur=1');
+      assert.equal(headers['x-served-by'], 'cache-fra-etou8220035-FRA');
+      assert.equal(headers['set-cookie'], '[withheld: 2 cookies]');
+      assert.ok(!JSON.stringify(body).includes('secret'), 'no cookie value anywhere');
+      assert.equal(headers['x-long'], `${'v'.repeat(4096)} [cut: 5000 characters in all]`);
+    }
+  });
+
+  it('ends at a 101 Switching Protocols with what arrived, not at the time limit, when the server then holds the socket (issue 28)', async () => {
+    for (const [port, servedBy] of [
+      [ports.upgrade, 'ws-1'],
+      [ports.bare101, 'ws-2'],
+    ] as const) {
+      const { status, body } = await check(site(port, '/chat'));
+      // The time limit would be a 502 naming first_byte: a 200 is the check ending on the 101.
+      assert.equal(status, 200, JSON.stringify(body));
+      assert.equal(body.status, 101);
+      assert.equal(body.headers['x-served-by'], servedBy);
+      assert.equal(body.body_bytes, 0);
+      assert.ok(body.timings.total < LIMIT_MS, String(body.timings.total));
+    }
+  });
+
   it('reports HTTP/1.1 when the server offers no h2, and null TLS facts for http://', async () => {
     const one = await check(site(ports.h1, '/ok', 'https'));
     assert.equal(one.status, 200);
@@ -250,9 +313,13 @@ describe('GET /api/v1/http', { skip }, () => {
     assert.equal(status, 200);
     assert.equal(body.status, 200);
     assert.equal(body.tls.valid, false);
-    assert.equal(body.tls.validation_error, 'DEPTH_ZERO_SELF_SIGNED_CERT');
+    assert.equal(body.tls.validation_error, 'self_signed');
     const wrongName = await check(`https://127.0.0.1:${ports.self}/ok`);
     assert.equal(wrongName.body.tls.valid, false);
+    assert.deepEqual(
+      wrongName.body.tls.validation_errors.map((problem: { code: string }) => problem.code),
+      ['self_signed', 'name_mismatch'],
+    );
   });
 
   it('follows redirects (absolute, relative, to https), listing each with its status and Location', async () => {
@@ -314,6 +381,24 @@ describe('GET /api/v1/http', { skip }, () => {
     } finally {
       await open.close();
     }
+  });
+
+  it('refuses a 6to4 or Teredo target that embeds 127.0.0.2 as it refuses 127.0.0.2, and nothing reaches it (issue 28)', async () => {
+    const before = { connections: otherConnections, requests: seen.other.length };
+    const teredo = '2001:0:4136:e378:8000:63bf:80ff:fffd'; // Teredo client 127.0.0.2
+    for (const url of [
+      `http://[2002:7f00:2::]:${ports.other}/ok`,
+      `http://sixtofour.http.test:${ports.other}/ok`,
+      `http://[${teredo}]:${ports.other}/ok`,
+    ]) {
+      const { status, body } = await check(url);
+      assert.equal(status, 400, url);
+      assert.match(body.error, /address for 127\.0\.0\.2, which is a loopback address/, url);
+    }
+    const redirected = await check(site(ports.http, '/to-6to4'));
+    assert.equal(redirected.status, 502);
+    assert.match(redirected.body.error, /6to4 address for 127\.0\.0\.2/);
+    assert.deepEqual({ connections: otherConnections, requests: seen.other.length }, before);
   });
 
   it('refuses loopback by default: the URL asked is a 400, nothing is connected to', async () => {
@@ -403,7 +488,9 @@ describe('GET /api/v1/http', { skip }, () => {
     const refusals: [string, RegExp][] = [
       ['ftp://site.http.test/', /is a ftp: URL; only http:\/\/ and https:\/\/ URLs are checked/],
       ['javascript:alert(1)', /is a javascript: URL/],
-      ['site.http.test/ok', /must be an absolute http:\/\/ or https:\/\/ URL/],
+      ['site.http.test/ok', /has no scheme: write http:\/\/site\.http\.test\/ok or https:\/\/site\.http\.test\/ok$/],
+      // Issue 28: "host:8081" is not read as a URL of the scheme "host:".
+      ['site.http.test:8081', /has no scheme: write http:\/\/site\.http\.test:8081 or https:\/\/site\.http\.test:8081/],
       ['', /is empty/],
       [`http://user:pw@site.http.test:${ports.http}/`, /user name/],
       ['http://site.http.test:25/', /port 25 is not one the HTTP check connects to \(80, 443, 1024-65535\)/],
@@ -415,7 +502,7 @@ describe('GET /api/v1/http', { skip }, () => {
       const { status, body } = await check(url);
       assert.equal(status, 400, url);
       assert.match(body.error, /^Invalid query parameter 'url': /, url);
-      assert.match(body.error, message, url);
+      assert.match(body.error.replace(/\.$/, ''), message, url);
     }
     const method = await check(site(ports.http, '/ok'), '&method=POST');
     assert.equal(method.status, 400);

@@ -24,6 +24,23 @@ describe('the URL of /api/v1/http and its redirects', () => {
     }
   });
 
+  it('issue 28: a URL written without its scheme is told to add one, not read as the scheme "host:"', () => {
+    for (const input of ['host:8081', 'example.com', 'example.com/a?b=1', 'localhost:8081/x', '[2001:db8::1]:8080/']) {
+      assert.deepEqual(
+        parseCheckUrl(input, ports),
+        { ok: false, reason: `has no scheme: write http://${input} or https://${input}` },
+        input,
+      );
+    }
+    for (const [input, reason] of [
+      ['ftp://example.com/', 'is a ftp: URL; only http:// and https:// URLs are checked'],
+      ['mailto:ann@example.com', 'is a mailto: URL; only http:// and https:// URLs are checked'],
+      ['javascript:alert(1)', 'is a javascript: URL; only http:// and https:// URLs are checked'],
+    ]) {
+      assert.deepEqual(parseCheckUrl(input as string, ports), { ok: false, reason }, input);
+    }
+  });
+
   it('resolves a Location as a browser does, dropping credentials and refusing other schemes and ports', () => {
     const base = new URL('https://example.com/dir/page');
     const relative = redirectTarget('../other?q#f', base, ports);

@@ -113,6 +113,25 @@ describe('POST /api/v1/batch with the embedded data', { timeout: 60_000 }, () =>
     assert.match(refused.json().error, /no answer has 'prefixes\.ipv5'; valid names: ip, .*prefixes\.ipv4/);
   });
 
+  it('issue 28: fields applies to AS items with their own names; naming none of a kind present is a 400 saying so', async () => {
+    const mixed = (await batch(['8.8.8.8', 'AS15169'], '?fields=ip,location.countryCode,asn,name')).json();
+    assert.deepEqual(mixed['8.8.8.8'], { ip: '8.8.8.8', location: { countryCode: 'US' } });
+    assert.deepEqual(mixed.AS15169, { asn: 'AS15169', name: 'Google LLC' });
+    // Address fields only, with an AS in the batch: not "AS15169": {}.
+    const onlyAddress = await batch(['8.8.8.8', 'AS15169'], '?fields=ip,location.countryCode');
+    assert.equal(onlyAddress.statusCode, 400);
+    assert.match(
+      onlyAddress.json().error,
+      /^Invalid query parameter 'fields': it names no field of an AS's answer, so AS15169 would be answered \{\}; add one or more of asn, name, /,
+    );
+    const onlyAs = await batch(['AS15169', '1.1.1.1'], '?fields=prefixCount');
+    assert.equal(onlyAs.statusCode, 400);
+    assert.match(onlyAs.json().error, /no field of an address's answer, so 1\.1\.1\.1 would be answered \{\}/);
+    // The same fields are fine when the batch holds no item of the other kind, or a name both answers have.
+    assert.equal((await batch(['8.8.8.8'], '?fields=ip')).statusCode, 200);
+    assert.deepEqual((await batch(['AS15169', '8.8.8.8'], '?fields=security')).statusCode, 200);
+  });
+
   it('refuses whole: not JSON, not an array, empty, too many, a non-string item (400), over 1 MB (413), other types (415)', async () => {
     const cases: [unknown, Record<string, string>, number, RegExp][] = [
       ['', JSON_TYPE, 400, /the body is empty/],

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { classifySpecialAddress, isBogon, isForbiddenTarget } from '../../src/net/special-addresses.ts';
+import { classifySpecialAddress, embeddedIpv4, isBogon, isForbiddenTarget } from '../../src/net/special-addresses.ts';
 
 type Case = { ip: string; kind: string | null; range?: string; why: string };
 
@@ -134,4 +134,29 @@ test('isForbiddenTarget: refuses internal targets and fails closed', () => {
   for (const ip of ['8.8.8.8', '2606:4700:4700::1111', '64:ff9b::8.8.8.8', '192.31.196.1']) {
     assert.equal(isForbiddenTarget(ip), false, ip);
   }
+});
+
+test('isForbiddenTarget (issue 28): 6to4 and Teredo addresses are judged by the IPv4 addresses they embed', () => {
+  assert.deepEqual(embeddedIpv4('2002:7f00:2::'), [{ via: '6to4', address: '127.0.0.2' }]);
+  // Teredo: server 65.54.227.120, client 127.0.0.2 stored inverted (0x7f000002 ^ 0xffffffff = 80ff:fffd).
+  assert.deepEqual(embeddedIpv4('2001:0:4136:e378:8000:63bf:80ff:fffd'), [
+    { via: 'Teredo client', address: '127.0.0.2' },
+    { via: 'Teredo server', address: '65.54.227.120' },
+  ]);
+  assert.deepEqual(embeddedIpv4('2606:4700::1111'), []);
+  assert.deepEqual(embeddedIpv4('127.0.0.2'), []);
+  for (const ip of [
+    '2002:7f00:2::',
+    '2002:a9fe:a9fe::1', // 169.254.169.254, the metadata address
+    '2002:c0a8:101::', // 192.168.1.1
+    '2001:0:4136:e378:8000:63bf:80ff:fffd', // Teredo client 127.0.0.2
+    '2001:0:a00:1:8000:63bf:f7f7:f7f7', // Teredo server 10.0.0.1
+  ]) {
+    assert.equal(isForbiddenTarget(ip), true, ip);
+  }
+  for (const ip of ['2002:808:808::1', '2001:0:4136:e378:8000:63bf:f7f7:f7f7']) {
+    assert.equal(isForbiddenTarget(ip), false, ip);
+  }
+  // Their classification for /json is unchanged: the address itself is a transition address.
+  assert.equal(classifySpecialAddress('2002:7f00:2::')?.kind, 'transition');
 });

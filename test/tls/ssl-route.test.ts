@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import https from 'node:https';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -285,6 +286,58 @@ describe('GET /api/v1/ssl', { skip }, () => {
       },
     ]);
     assert.equal(body.subject, 'other.tls.test');
+  });
+
+  it('issue 28: /http judges each certificate in the same words as /ssl (self_signed, not CERT_HAS_EXPIRED)', async () => {
+    // An HTTPS server choosing the same certificates by SNI as the TLS server above.
+    const contexts = new Map(
+      [...cases.values()].map(({ host, certificate }) => [
+        host,
+        tls.createSecureContext({ key: certificate.keyPem, cert: certificate.chainPem }),
+      ]),
+    );
+    const fallback = cases.get('valid.tls.test')?.certificate as IssuedCertificate;
+    const web = https.createServer(
+      {
+        key: fallback.keyPem,
+        cert: fallback.chainPem,
+        SNICallback: (name, callback) => callback(null, contexts.get(name)),
+      },
+      (_request, response) => response.end('ok'),
+    );
+    await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
+    const port = (web.address() as net.AddressInfo).port;
+    try {
+      const verdicts = new Map<string, string[]>();
+      for (const host of cases.keys()) {
+        const ssl = await check(host);
+        const http = await app.inject({ url: `/api/v1/http?url=${encodeURIComponent(`https://${host}:${port}/`)}` });
+        assert.equal(http.statusCode, 200, host);
+        const { tls: facts } = http.json();
+        const codes = (body: { validation_errors: { code: string }[] }) =>
+          body.validation_errors.map((problem) => problem.code);
+        assert.equal(facts.valid, ssl.body.valid, host);
+        assert.equal(facts.validation_error, ssl.body.validation_error, host);
+        assert.deepEqual(codes(facts), codes(ssl.body), host);
+        assert.deepEqual(facts.validation_errors, ssl.body.validation_errors, host);
+        verdicts.set(host, codes(facts));
+      }
+      // What the two routes agreed on, spelled out: Node's codes appear nowhere.
+      assert.deepEqual(Object.fromEntries(verdicts), {
+        'valid.tls.test': [],
+        'ecdsa.tls.test': [],
+        'wild.tls.test': [],
+        'expired.tls.test': ['expired'],
+        'future.tls.test': ['not_yet_valid'],
+        'wrongname.tls.test': ['name_mismatch'],
+        'selfsigned.tls.test': ['self_signed'],
+        'selfexpired.tls.test': ['self_signed', 'expired', 'name_mismatch'],
+        'rogue.tls.test': ['unknown_issuer'],
+      });
+    } finally {
+      web.closeAllConnections();
+      await new Promise((resolve) => web.close(resolve));
+    }
   });
 
   it('reports a self-signed certificate, and every other reason it has', async () => {

@@ -182,6 +182,16 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
     await checkPage(watched, 'dns-form-1280');
   });
 
+  it('issue 28: DNS shows MX records by preference, whatever order the server sent them in', async () => {
+    // tool-fakes.ts serves good.mail.test's MX records as 20 mx2, then 10 mx1.
+    const { page } = await open(1280, '/tools/dns?host=good.mail.test&type=MX');
+    await page.locator('table.records tbody tr').nth(1).waitFor();
+    assert.deepEqual(await page.locator('table.records tbody td:nth-child(4)').allTextContents(), [
+      '10 mx1.good.mail.test',
+      '20 mx2.good.mail.test',
+    ]);
+  });
+
   it('DNS: the DNSSEC option shows the AD flag in words and each RRSIG read out; the new types are offered', async () => {
     const offered = async (page: Page) => page.getByLabel('Record type').locator('option').allTextContents();
     for (const width of WIDTHS) {
@@ -572,7 +582,11 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
         }
       }
       assert.match(await text(page, 'ol.waterfall li.total'), /^Total [\d.]+ ms$/);
-      assert.match(await text(page, 'table.headers'), /content-type text\/html; charset=utf-8 server fake-web/);
+      // Every header the server sent, in its order (issue 28: not a selection).
+      assert.match(
+        await text(page, 'table.headers'),
+        /^Response headers Header Value content-type text\/html; charset=utf-8 cache-control max-age=60 server fake-web date /,
+      );
       assert.match(
         await text(page, 'section[aria-labelledby="card-tls"]'),
         /✓ Certificate valid Protocol TLSv1\.3 .* Subject valid\.tls\.test Issuer netinfo Test Issuing CA/,

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { loadConfig } from '../../src/config.ts';
 import {
   type BootstrapSnapshot,
   checkBootstrapFile,
@@ -311,4 +312,11 @@ test('an RDAP network reads into the IP fields', () => {
   });
   assert.deepEqual(computed.cidr, ['198.51.100.0/25', '198.51.100.128/26']);
   assert.equal(computed.registry, 'arin');
+});
+
+test('RDAP_BOOTSTRAP_URL=off is accepted like the other URL variables: the shipped snapshot only', () => {
+  for (const off of ['off', 'OFF', ' off '])
+    assert.equal(loadConfig({ RDAP_BOOTSTRAP_URL: off }).rdapBootstrapUrl, null);
+  assert.equal(loadConfig({}).rdapBootstrapUrl, 'https://data.iana.org/rdap/');
+  assert.throws(() => loadConfig({ RDAP_BOOTSTRAP_URL: 'offline' }), /RDAP_BOOTSTRAP_URL: must be an http\(s\) URL/);
 });

@@ -216,7 +216,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     path: '/tools/http',
     heading: 'HTTP check',
     summary:
-      'One request to a URL from this server: the status, HTTP version, each redirect, how long each phase took, selected headers and the TLS connection.',
+      'One request to a URL from this server: the status, HTTP version, each redirect, how long each phase took, the response headers and the TLS connection.',
     api: '/api/v1/http',
     stream: false,
     script: 'json-tools.js',

@@ -172,6 +172,7 @@ test('the stream carries the SSE headers and those the hooks set (CORS, rate lim
   assert.equal(response.headers['x-accel-buffering'], 'no');
   assert.equal(response.headers['access-control-allow-origin'], '*');
   assert.equal(response.headers['access-control-expose-headers'], '*');
+  assert.equal(response.headers['x-content-type-options'], 'nosniff', 'issue 28: streams too');
   assert.equal(response.headers['x-ratelimit-limit'], '100');
   assert.equal(response.headers['x-ratelimit-remaining'], '99');
   assert.match(String(response.headers['x-ratelimit-reset']), /^\d+$/);

@@ -777,7 +777,10 @@ function tlsCard(answer) {
   const host = new URL(answer.url).host;
   let verdict;
   if (!tls.valid)
-    verdict = { kind: 'bad', text: `✗ Certificate not valid: ${tls.validation_error ?? 'it failed verification'}` };
+    verdict = {
+      kind: 'bad',
+      text: `✗ Certificate not valid: ${(tls.validation_errors ?? []).map((error) => error.message).join('; ') || tls.validation_error || 'it failed verification'}`,
+    };
   else if (tls.days_remaining !== null && tls.days_remaining < 30)
     verdict = { kind: 'warn', text: `! Certificate valid, but expires in ${plural(tls.days_remaining, 'day')}` };
   else verdict = { kind: 'good', text: '✓ Certificate valid' };
@@ -834,7 +837,7 @@ function httpResult(answer) {
       card(
         'Headers',
         headerRows.length
-          ? table('Selected response headers', ['Header', 'Value'], headerRows, { class: 'headers' })
+          ? table('Response headers', ['Header', 'Value'], headerRows, { class: 'headers' })
           : h('p', { class: 'hint' }, 'None of the headers this check reports were sent.'),
       ),
     ],
