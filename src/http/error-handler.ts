@@ -104,6 +104,9 @@ function hintedParameterAt(app: FastifyInstance, url: string): { name: string; h
 
 function send(reply: FastifyReply, error: ApiError): FastifyReply {
   reply.headers(error.headers);
+  if (reply.request?.routeOptions?.config?.plainTextErrors === true) {
+    return reply.code(error.status).type('text/plain; charset=utf-8').send(`${error.message}\n`);
+  }
   return reply
     .code(error.status)
     .type('application/json; charset=utf-8')

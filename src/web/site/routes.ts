@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requestFacts } from '../../accounts/account-http.ts';
 import { isSecureRequest, requestHost } from '../../accounts/session-cookie.ts';
 import type { TrustProxy } from '../../http/trust-proxy.ts';
-import { apiErrorText, callApi } from './api-call.ts';
+import { type ApiAnswer, apiErrorText, callApi } from './api-call.ts';
 import { type AssetStore, registerAssetRoute } from './assets.ts';
 import { renderHome } from './home-page.ts';
 import { escapeHtml as e } from './html.ts';
@@ -48,42 +48,31 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
     const value = headers['x-data-attribution'];
     return typeof value === 'string' ? value : '';
   };
-  const errorPage = (
-    reply: FastifyReply,
-    title: string,
-    message: string,
-    status: number,
-    active: PageOptions['active'],
-  ) =>
-    page(
-      reply,
-      {
-        title: `${title} · netinfo`,
-        description: message,
-        active,
-        attribution: '',
-        main: `<h1>${e(title)}</h1><p class="alert error" role="alert">${e(message)}</p>`,
-      },
-      status,
-    );
-
   // Browsers only (Accept with text/html): curl and the like get the address as text (src/text/).
   app.get('/', { ...pageRoute(), constraints: { answers: 'html' } }, async (request, reply) => {
     const answer = await callApi(app, request, '/api/v1/json');
-    if (answer.status !== 200) return errorPage(reply, 'Your IP address', apiErrorText(answer), answer.status, 'home');
-    return page(reply, {
-      title: 'What is my IP address? · netinfo',
-      description: 'Your IP address, its location, network and security facts, from an open API.',
-      active: 'home',
-      scripts: ['home.js'],
-      attribution: attributionOf(answer.headers),
-      main: renderHome(assets, {
-        answer: answer.body as IpAnswer,
-        origin: originOf(request),
-        publicIpv4Url: options.publicIpv4Url,
-        publicIpv6Url: options.publicIpv6Url,
-      }),
-    });
+    // The address is the connection's own and costs nothing: it shows whatever the API answered,
+    // with the API's message where the looked-up facts would be.
+    const found = answer.status === 200;
+    if (!found) carryRefusalHeaders(reply, answer.headers);
+    return page(
+      reply,
+      {
+        title: 'What is my IP address? · netinfo',
+        description: 'Your IP address, its location, network and security facts, from an open API.',
+        active: 'home',
+        scripts: ['home.js'],
+        attribution: found ? attributionOf(answer.headers) : '',
+        main: renderHome(assets, {
+          ip: request.clientIp,
+          facts: found ? { answer: answer.body as IpAnswer } : { refusal: apiErrorText(answer) },
+          origin: originOf(request),
+          publicIpv4Url: options.publicIpv4Url,
+          publicIpv6Url: options.publicIpv6Url,
+        }),
+      },
+      answer.status,
+    );
   });
 
   // The search box's form (it works without JavaScript): /lookup?q=X is /lookup/X.
@@ -180,6 +169,14 @@ const DOCS_INTRO = `<h1>API reference</h1>
 (<a href="/api/v1/openapi.json">/api/v1/openapi.json</a>). "Try it out" sends the request to this
 instance, with the same limits as any client; an API key from the <a href="/dashboard">dashboard</a> goes
 in "Authorize".</p>`;
+
+/** A refused call's limit headers, on the page that shows the refusal (Retry-After for a 429). */
+function carryRefusalHeaders(reply: FastifyReply, headers: ApiAnswer['headers']): void {
+  for (const name of ['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
+    const value = headers[name];
+    if (value !== undefined) reply.header(name, value);
+  }
+}
 
 function origin(url: string): string {
   return new URL(url).origin;
