@@ -34,7 +34,7 @@ const textResponse = (description: string) => ({
  * nothing a terminal would obey gets through.
  */
 const TEXT_RULES =
-  'Every answer is text/plain, errors included (one line saying what happened, with the status and headers of the JSON API).';
+  'Every answer is text/plain, errors included (one line saying what happened, with the status and headers of the JSON API). Control characters from any source (a reverse DNS name, WHOIS or TXT text, a header) never reach the terminal: C0 controls other than newline and tab, DEL and the C1 range U+0080-U+009F are written as `\\xNN` (their code point in two hex digits), in every text/plain answer of the service.';
 
 /** The caller's own address costs nothing to tell, so it is always answered (ifconfig.co's `curl host`). */
 const FREE_ADDRESS_RULE =
