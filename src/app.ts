@@ -17,6 +17,7 @@ import { createSocketTransport } from './dns/transport.ts';
 import { createReadiness, type Readiness } from './health/readiness.ts';
 import { registerHealthRoutes } from './health/routes.ts';
 import { COMPRESSION_THRESHOLD_BYTES, registerCompression } from './http/compression.ts';
+import { registerPlainTextEscaping } from './http/control-characters.ts';
 import { registerCors } from './http/cors.ts';
 import {
   answerClientError,
@@ -175,6 +176,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   app.addHook('preClose', async () => shutdown.abort());
 
   registerErrorHandling(app);
+  registerPlainTextEscaping(app);
   closeQueryStrings(app);
   registerCompression(app, {
     threshold: COMPRESSION_THRESHOLD_BYTES,

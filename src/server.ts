@@ -12,6 +12,12 @@ import { prepareDirectory } from './storage/data-dir.ts';
 // With WORKERS > 1 this process becomes a supervisor that forks the workers (they share the port
 // through node:cluster) and restarts any that dies.
 
+/** What the start-up line names: the pages a person opens first (`/api/v1` itself is no page). */
+function startLine(url: string, workers?: number): string {
+  const how = workers === undefined ? '' : ` with ${workers} workers`;
+  return `netinfo listening on ${url}${how} (home page ${url}/, API reference ${url}/docs, API keys ${url}/dashboard)`;
+}
+
 function displayUrl(config: Config, port: number): string {
   const shown = config.host === '::' || config.host === '0.0.0.0' ? 'localhost' : config.host;
   return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
@@ -31,7 +37,7 @@ async function serve(config: Config): Promise<void> {
   if (cluster.isPrimary) {
     const address = app.server.address();
     const url = displayUrl(config, typeof address === 'object' && address ? address.port : config.port);
-    console.log(`netinfo API v1 listening on ${url}/api/v1 (OpenAPI: ${url}/api/v1/openapi.json)`);
+    console.log(startLine(url));
   }
 
   let closing = false;
@@ -69,9 +75,7 @@ async function supervise(config: Config): Promise<void> {
     if (announced || listening.size < config.workers) return;
     announced = true;
     const url = displayUrl(config, address.port);
-    console.log(
-      `netinfo API v1 listening on ${url}/api/v1 with ${config.workers} workers (OpenAPI: ${url}/api/v1/openapi.json)`,
-    );
+    console.log(startLine(url, config.workers));
   });
   cluster.on('exit', (worker, code, signal) => {
     listening.delete(worker.id);

@@ -7,6 +7,7 @@ import { CORS_HEADERS } from './cors.ts';
 import { ApiError, apiErrors } from './errors.ts';
 import { unknownQueryParameters } from './query-params.ts';
 import { newRequestId } from './request-context.ts';
+import { acceptsHtml } from './route-config.ts';
 
 /** Fastify's default, stated so the 414 can say it. */
 export const MAX_PATH_PARAMETER_LENGTH = 100;
@@ -104,10 +105,40 @@ function hintedParameterAt(app: FastifyInstance, url: string): { name: string; h
 
 function send(reply: FastifyReply, error: ApiError): FastifyReply {
   reply.headers(error.headers);
+  if (reply.request?.routeOptions?.config?.plainTextErrors === true) {
+    return reply.code(error.status).type('text/plain; charset=utf-8').send(`${error.message}\n`);
+  }
   return reply
     .code(error.status)
     .type('application/json; charset=utf-8')
     .send({ error: error.message, ...error.extra });
+}
+
+/**
+ * How a browser is answered on a path that is no route (its 404, or the 429 when its limit is
+ * spent): a page of the site, set by the site (web/site/), which this module cannot import.
+ */
+export type HtmlErrorPage = (request: FastifyRequest, reply: FastifyReply, error: ApiError) => FastifyReply;
+const htmlErrorPages = new WeakMap<FastifyInstance, HtmlErrorPage>();
+
+export function setHtmlErrorPage(app: FastifyInstance, page: HtmlErrorPage): void {
+  htmlErrorPages.set(app, page);
+}
+
+/**
+ * The site's page instead of the JSON error, for a GET that matched no route from a client that
+ * asks for HTML (a browser following a broken link); API clients keep the spec's JSON.
+ */
+function sendToBrowserOrClient(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, error: ApiError) {
+  const page = htmlErrorPages.get(app);
+  const browser =
+    page !== undefined &&
+    request.is404 &&
+    (request.method === 'GET' || request.method === 'HEAD') &&
+    acceptsHtml(request.headers.accept);
+  if (!browser) return send(reply, error);
+  reply.headers(error.headers);
+  return page(request, reply, error);
 }
 
 /** The one place errors become responses. 5xx details go to the log (with the request id), never the body. */
@@ -116,7 +147,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof ApiError) {
       if (error.status >= 500) request.log.warn({ code: error.code, message: error.message }, 'upstream failure');
-      return send(reply, error);
+      return sendToBrowserOrClient(app, request, reply, error);
     }
     if (error instanceof StorageFullError) {
       request.log.error({ err: { message: error.message } }, 'account database full');
@@ -157,7 +188,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (known && !(ALLOWED_METHODS as readonly string[]).includes(request.method)) {
       return send(reply, apiErrors.methodNotAllowed(request.method, path, ALLOWED_METHODS));
     }
-    return send(reply, apiErrors.notFound(request.method, path));
+    return sendToBrowserOrClient(app, request, reply, apiErrors.notFound(request.method, path));
   });
 }
 

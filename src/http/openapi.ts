@@ -17,9 +17,9 @@ says which. Two fixed windows apply to every request, aligned to the UTC hour an
 refused (429) when either is spent. Refused requests and OPTIONS requests (CORS preflights included) do not
 count; every other request under /api/v1 does, errors included. \`X-RateLimit-Limit\` is the hourly maximum, \`X-RateLimit-Remaining\`
 what is left before either window refuses, \`X-RateLimit-Reset\` the UNIX time at which the binding window
-resets (the one that would refuse first; on a tie, the daily one). A 429 body carries \`limit\` (the limit that
-refused: hourly or daily) and \`reset\` (when that window resets); every 429 (stream caps and the account API's
-limits too) has \`Retry-After\`, the whole seconds until \`reset\` (at least 1).
+resets (the one that would refuse first; on a tie, the daily one). The 429 body's fields are described in
+\`ErrorBody\`; every 429 (stream caps and the account API's limits too) has \`Retry-After\`, the whole seconds
+until \`reset\` (at least 1).
 
 **Errors.** Every error is JSON \`{"error": "..."}\`: 400 bad parameter (missing, invalid, or one the operation does
 not take: unknown query parameters are refused, never ignored), 401 bad key, 404 unknown path,

@@ -19,6 +19,14 @@ declare module 'fastify' {
      * that cannot be counted. Without it a request counts one, as it arrives.
      */
     rateLimitCost?: (request: FastifyRequest) => number;
+    /** What a cost over 1 is, in the 429's words ("this batch has 101 items"), when it is refused. */
+    rateLimitCostText?: (request: FastifyRequest, cost: number) => string;
+    /**
+     * Errors (a 400 for a bad parameter, a 429) are answered as the catalogue's message on one line
+     * of text/plain instead of the JSON body, with the same status and headers: the text face's
+     * paths, which terminals read.
+     */
+    plainTextErrors?: boolean;
     /**
      * The API key may come as `?api_key=` instead of the Authorization header (never both): the
      * stream routes, which a browser's EventSource opens without headers.

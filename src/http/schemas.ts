@@ -1,11 +1,26 @@
 import { Type } from 'typebox';
 
-/** The spec's error body; a 429 adds `limit` and `reset`. */
+/** The spec's error body; a 429 adds `limit` and `reset`, and a rate limit's 429 `remaining`. */
 export const ErrorBody = Type.Object(
   {
-    error: Type.String({ description: 'What went wrong and what to fix.' }),
-    limit: Type.Optional(Type.Integer({ description: '429 only: the limit that applied (hourly or daily).' })),
-    reset: Type.Optional(Type.Integer({ description: '429 only: UNIX time at which that limit resets.' })),
+    error: Type.String({
+      description:
+        'What went wrong and what to fix. A 429 says it in words: which limit, when it resets as "14:00 UTC (in 23 minutes)", and for a request that counts as several (a batch) how many it needs and how many remain; a caller who sent an API key is not told to get one.',
+    }),
+    limit: Type.Optional(
+      Type.Integer({ description: '429 only: the limit that applied (hourly or daily, or the cap that was full).' }),
+    ),
+    reset: Type.Optional(
+      Type.Integer({
+        description: '429 only: UNIX time at which that limit resets (or a slot is free at the latest).',
+      }),
+    ),
+    remaining: Type.Optional(
+      Type.Integer({
+        description:
+          '429 of the hourly and daily limits only: requests the caller has left (X-RateLimit-Remaining); above 0 when the request needed more than that, as a batch of more items than remain.',
+      }),
+    ),
     quota: Type.Optional(Type.Integer({ description: '403 key quota only: the active keys the plan allows.' })),
     phase: Type.Optional(
       Type.String({
@@ -55,7 +70,7 @@ export const commonErrorResponses = {
     },
   },
   429: {
-    ...errorResponse('Rate limit exceeded; the body carries `limit` and `reset`, Retry-After the seconds until then.'),
+    ...errorResponse('A limit is spent; the body fields say which, when it resets and what remains.'),
     headers: { ...rateLimitHeaders, ...retryAfterHeader },
   },
   500: errorResponse('Internal server error (details are logged with the request id).'),

@@ -227,7 +227,15 @@ export function registerBatchRoute(app: FastifyInstance, store: IpDataStore, loo
         // which is there for the OpenAPI document.
         validatorCompiler: () => () => true,
         // Counted as its distinct items, all or nothing, once the body is read (limits/rate-limit-hook.ts).
-        config: { rateLimitCost: (request) => batchCost(parsedBody(request)) },
+        config: {
+          rateLimitCost: (request) => batchCost(parsedBody(request)),
+          rateLimitCostText: (request, cost) => {
+            const sent = parsedBody(request).length;
+            return sent === cost
+              ? `this batch has ${cost} items`
+              : `this batch has ${cost} distinct items (of ${sent} sent)`;
+          },
+        },
         onRequest: (request, _reply, done) => {
           const type = request.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
           done(type === 'application/json' ? undefined : apiErrors.unsupportedMediaType());

@@ -66,12 +66,25 @@ export function registerRateLimiting(
   }
 
   /** Records the decision on the reply and says what ends the request: a 429, a 401, or nothing. */
-  function apply(request: FastifyRequest, reply: FastifyReply, identified: Identified, decision: RateLimitDecision) {
+  function apply(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    identified: Identified,
+    decision: RateLimitDecision,
+    cost: number,
+  ) {
     setRateLimitHeaders(reply, decision);
     if (decision.refusedBy) {
       const { window, limit, reset, at } = decision.refusedBy;
       onRefused(identified.caller.tier);
-      return apiErrors.rateLimited(window, limit, reset, at);
+      const costText = cost > 1 ? request.routeOptions.config.rateLimitCostText?.(request, cost) : undefined;
+      return apiErrors.rateLimited(window, limit, reset, at, {
+        remaining: decision.remaining,
+        cost,
+        costText,
+        sentKey: identified.caller.tier !== 'public' || identified.keyRejection !== undefined,
+        keyRefused: identified.keyRejection !== undefined,
+      });
     }
     if (identified.keyRejection) return identified.keyRejection;
     request.caller = identified.caller;
@@ -81,8 +94,8 @@ export function registerRateLimiting(
   function count(request: FastifyRequest, reply: FastifyReply, identified: Identified, cost = 1) {
     const { caller } = identified;
     const decision = limiter.check(caller.tier, caller.subject, cost);
-    if (isPromise(decision)) return decision.then((settled) => apply(request, reply, identified, settled));
-    return apply(request, reply, identified, decision);
+    if (isPromise(decision)) return decision.then((settled) => apply(request, reply, identified, settled, cost));
+    return apply(request, reply, identified, decision, cost);
   }
 
   function limit(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {

@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
+import { escapeControlCharacters } from '../http/control-characters.ts';
 import type { MetricsConfig } from './config.ts';
 
 /** What one scrape answers: prom-client's text exposition, from one registry or summed over workers. */
@@ -21,10 +22,13 @@ export async function startMetricsListener(config: MetricsConfig, scrape: Scrape
     scrape().then(
       ({ contentType, body }) => {
         response.writeHead(200, { 'content-type': contentType });
-        response.end(request.method === 'HEAD' ? undefined : body);
+        // Not behind the app's text/plain escaping (http/control-characters.ts): escaped here.
+        response.end(request.method === 'HEAD' ? undefined : escapeControlCharacters(body));
       },
       (error: Error) => {
-        response.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics unavailable: ${error.message}\n`);
+        response
+          .writeHead(500, { 'content-type': 'text/plain' })
+          .end(escapeControlCharacters(`metrics unavailable: ${error.message}\n`));
       },
     );
   });

@@ -1,8 +1,8 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { apiErrors } from '../http/errors.ts';
 import { RATE_LIMITED } from '../http/route-config.ts';
-import { CALLER_SPECIFIC_CACHE_CONTROL } from '../http/schemas.ts';
+import { CALLER_SPECIFIC_CACHE_CONTROL, commonErrorResponses } from '../http/schemas.ts';
 import { describeIp } from '../ipinfo/answers/describe-ip.ts';
 import { type IpInfo, snapshotOf } from '../ipinfo/answers/ip-answers.ts';
 import { attributionResponseHeader, creditData } from '../ipinfo/attribution.ts';
@@ -30,11 +30,32 @@ const textResponse = (description: string) => ({
   content: { 'text/plain': { schema: { type: 'string' } } },
 });
 
+/**
+ * What every text answer shares, said once: terminals read these paths, so errors are text too, and
+ * nothing a terminal would obey gets through.
+ */
+const TEXT_RULES =
+  'Every answer is text/plain, errors included (one line saying what happened, with the status and headers of the JSON API). Control characters from any source (a reverse DNS name, WHOIS or TXT text, a header) never reach the terminal: C0 controls other than newline and tab, DEL and the C1 range U+0080-U+009F are written as `\\xNN` (their code point in two hex digits), in every text/plain answer of the service.';
+
+/** The caller's own address costs nothing to tell, so it is always answered (ifconfig.co's `curl host`). */
+const FREE_ADDRESS_RULE =
+  'Not counted against the limits: repeating an address costs nothing, so the answer comes even when the caller has spent its hourly or daily window (and carries no X-RateLimit-* headers).';
+
 const TEXT_RESPONSES = {
   200: { ...textResponse('The value and a newline.'), headers: attributionResponseHeader },
-  400: textResponse('`ip` is not an address: one line saying why.'),
+  400: textResponse('`ip` is not an address, or the query has an unknown parameter: one line saying why.'),
   404: textResponse('The data has no such value for the address: one line saying so.'),
+  429: {
+    ...textResponse(
+      'A limit is spent: one line saying which and when it resets, with the X-RateLimit-* and Retry-After headers of the JSON API.',
+    ),
+    headers: commonErrorResponses[429].headers,
+  },
 };
+
+/** The text face's errors are lines of text, not the JSON body (http/error-handler.ts). */
+const TEXT_CONFIG: FastifyContextConfig = { ...RATE_LIMITED, plainTextErrors: true };
+const FREE_CONFIG: FastifyContextConfig = { plainTextErrors: true };
 
 /**
  * ifconfig.co-compatible paths for terminals (`curl host/city`): one line of text each, about the
@@ -48,33 +69,40 @@ export function registerTextRoutes(app: FastifyInstance, ip: IpInfoServices): vo
     {
       schema: {
         summary: "The caller's IP address and a newline, for clients that do not ask for HTML",
-        description:
-          "What `curl host` shows: the caller's address as one line of text. A client whose Accept header lists text/html (a browser) gets an HTML page instead. Counted against the limits like an /api/v1 request when it answers text.",
+        description: `What \`curl host\` shows: the caller's address as one line of text. A client whose Accept header lists text/html (a browser) gets an HTML page instead, which also always shows the address (with the limit's message in place of the facts when the window is spent). ${FREE_ADDRESS_RULE} ${TEXT_RULES}`,
         tags: ['text'],
         response: { 200: textResponse("The caller's address and a newline.") },
       },
       constraints: { answers: 'text' },
-      config: RATE_LIMITED,
+      config: FREE_CONFIG,
     },
     (request, reply) =>
       reply.type(TEXT_TYPE).header('cache-control', CALLER_SPECIFIC_CACHE_CONTROL).send(`${request.clientIp}\n`),
   );
   for (const path of Object.keys(TEXT_VALUES) as TextPath[]) {
+    const free = path === 'ip';
     app.get(
       `/${path}`,
       {
         schema: {
           summary: `The ${TEXT_VALUES[path].what} of the caller (or of ?ip=), as one line of text`,
-          description: `Plain text for terminals (\`curl host/${path}\`), from the same answer as /api/v1/json. Counted against the limits like an /api/v1 request.`,
+          description: `Plain text for terminals (\`curl host/${path}\`), from the same answer as /api/v1/json. ${
+            free ? FREE_ADDRESS_RULE : 'Counted against the limits like an /api/v1 request.'
+          } ${TEXT_RULES}`,
           tags: ['text'],
           querystring: IpQuery,
-          response: TEXT_RESPONSES,
+          // /ip is neither looked up nor counted: no 404, no 429.
+          response: (free
+            ? { 200: TEXT_RESPONSES[200], 400: TEXT_RESPONSES[400] }
+            : TEXT_RESPONSES) as typeof TEXT_RESPONSES,
         },
-        config: RATE_LIMITED,
+        config: free ? FREE_CONFIG : TEXT_CONFIG,
       },
       (request, reply) => {
         const asked = askedAddress(request, reply);
         if (asked === undefined) return reply;
+        // The address itself needs no data: nothing is looked up for it.
+        if (free) return reply.send(`${asked.ip}\n`);
         const data = snapshotOf(ip.store);
         const answerWith = (loaded: Awaited<typeof data>): IpInfo | Promise<IpInfo> => {
           creditData(reply, loaded);

@@ -40,7 +40,7 @@ test('the server process: dual-stack /api/v1/ipv6 over real sockets, then a clea
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout.on('data', (chunk) => {
       output += chunk;
-      const match = /listening on http:\/\/localhost:(\d+)\/api\/v1/.exec(output);
+      const match = /listening on http:\/\/localhost:(\d+) .*\n/.exec(output);
       if (match) resolve(Number(match[1]));
     });
     child.on('exit', () => reject(new Error(`server exited early:\n${output}`)));
@@ -70,6 +70,20 @@ test('the server process: dual-stack /api/v1/ipv6 over real sockets, then a clea
     },
     { ip: '::1', is_ipv4: false, is_ipv6: true, protocol: 'IPv6' },
   );
+
+  // Issue 28: the start-up line named `/api/v1`, which is a 404; it names the pages a person opens.
+  const startLine = output.split('\n').find((line) => line.includes('listening on')) ?? '';
+  const base = `http://localhost:${port}`;
+  for (const page of [`${base}/`, `${base}/docs`, `${base}/dashboard`]) {
+    assert.ok(
+      startLine.includes(`${page} `) || startLine.includes(`${page},`) || startLine.includes(`${page})`),
+      `${page} in: ${startLine}`,
+    );
+    const opened = await fetch(page, { headers: { accept: 'text/html' } });
+    assert.equal(opened.status, 200, `${page} is a page`);
+    await opened.arrayBuffer();
+  }
+  assert.doesNotMatch(startLine, /\/api\/v1/);
 
   child.kill('SIGTERM');
   const [code] = await once(child, 'exit');

@@ -72,19 +72,23 @@ test('a body that is not a batch, a wrong content type and a bad key each count 
   }
 });
 
-test('the plain-text paths count like API requests', async () => {
+test('the plain-text paths that look something up count like API requests; / and /ip cost nothing', async () => {
   const app = await buildTestApp({ RATE_LIMITS: 'public=10/100' });
   try {
     const curl = { 'user-agent': 'curl/8.0', accept: '*/*' };
-    const ip = await app.inject({ url: '/ip', remoteAddress: CLIENT, headers: curl });
-    assert.equal(ip.statusCode, 200);
-    assert.equal(ip.body, `${CLIENT}\n`);
-    assert.equal(remaining(ip), 9);
-    const root = await app.inject({ url: '/', remoteAddress: CLIENT, headers: curl });
-    assert.equal(root.body, `${CLIENT}\n`);
-    assert.equal(remaining(root), 8);
-    const city = await app.inject({ url: '/%63ity', remoteAddress: CLIENT, headers: curl });
-    assert.equal(remaining(city), 7, 'an encoded spelling of a text path is the same path');
+    const city = await app.inject({ url: '/city', remoteAddress: CLIENT, headers: curl });
+    assert.equal(remaining(city), 9);
+    const encoded = await app.inject({ url: '/%63ity', remoteAddress: CLIENT, headers: curl });
+    assert.equal(remaining(encoded), 8, 'an encoded spelling of a text path is the same path');
+    // Issue 28: the caller's own address is told without counting (so even at the limit).
+    for (const url of ['/ip', '/%69p', '/']) {
+      const answer = await app.inject({ url, remoteAddress: CLIENT, headers: curl });
+      assert.equal(answer.statusCode, 200, url);
+      assert.equal(answer.body, `${CLIENT}\n`, url);
+      assert.equal(answer.headers['x-ratelimit-remaining'], undefined, `${url} is not counted`);
+    }
+    const after = await app.inject({ url: '/country', remoteAddress: CLIENT, headers: curl });
+    assert.equal(remaining(after), 7, '/ and /ip took nothing from the window');
   } finally {
     await app.close();
   }

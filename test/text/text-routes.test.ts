@@ -126,13 +126,15 @@ describe('plain text for terminals, and GET / by Accept', { timeout: 60_000 }, (
     assert.match(bad.json().error, /Invalid query parameter 'ip': leading zeros/);
   });
 
-  it('the text answers are marked as limited routes; the page for browsers is not', async () => {
+  it('the text answers that look something up are limited routes; the address itself and the page are not', async () => {
     limited.clear();
     await get('/', CURL);
+    await get('/ip', CURL);
     await get('/', BROWSER);
     await get('/city', CURL);
     await get('/json', CURL);
-    assert.equal(limited.get(`/ ${CURL.accept}`), true);
+    assert.equal(limited.get(`/ ${CURL.accept}`), undefined);
+    assert.equal(limited.get(`/ip ${CURL.accept}`), undefined);
     assert.equal(limited.get(`/ ${BROWSER.accept}`), undefined);
     assert.equal(limited.get(`/city ${CURL.accept}`), true);
     assert.equal(limited.get(`/json ${CURL.accept}`), true);

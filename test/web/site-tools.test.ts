@@ -293,14 +293,18 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
       await page.goto(`http://127.0.0.1:${port}/tools/dns?host=example.test&type=A`);
       const alert = page.locator('.alert.error');
       await alert.waitFor();
+      // Said once, in words (issue 28: the API's ISO time and the page's local time were both shown).
+      const said = (await alert.textContent()) ?? '';
       assert.match(
-        (await alert.textContent()) ?? '',
-        /^Too many requests: .+ You can try again at \d\d:\d\d\s?([AP]M)? \((in \d+ minutes|within a minute)\)\.$/,
+        said,
+        /^Too many requests: Rate limit exceeded: .+ at \d\d:\d\d UTC \((in \d+ minutes|within a minute)\)\./,
       );
+      assert.equal(said.match(/\d\d:\d\d/g)?.length, 1, said);
+      assert.doesNotMatch(said, /\d{10}|T\d\d:\d\d:\d\d/, 'no UNIX number, no ISO time');
       await screenshot(page, 'dns-429-375-light');
       // A stream refused before it starts is a JSON error too, read from the same fetch.
       await page.goto(`http://127.0.0.1:${port}/tools/ping?host=127.0.0.1`);
-      await page.locator('.alert.error', { hasText: /^Too many requests: .+ You can try again at / }).waitFor();
+      await page.locator('.alert.error', { hasText: /^Too many requests: .+ UTC \(/ }).waitFor();
       assert.equal(await page.locator('svg.chart').count(), 0);
       await page.close();
     } finally {

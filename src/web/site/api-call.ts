@@ -27,12 +27,8 @@ export async function callApi(app: FastifyInstance, request: FastifyRequest, url
   return { status: response.statusCode, body, headers: response.headers };
 }
 
-/** The API's error message, for a page to show in words. */
+/** The API's error message, for a page to show in words (a 429's says when the limit resets, once). */
 export function apiErrorText(answer: ApiAnswer): string {
-  const body = answer.body as { error?: unknown; reset?: unknown };
-  const message = typeof body?.error === 'string' ? body.error : `The API answered ${answer.status}.`;
-  if (answer.status === 429 && typeof body.reset === 'number') {
-    return `${message} The limit resets at ${new Date(body.reset * 1000).toISOString().slice(11, 16)} UTC.`;
-  }
-  return message;
+  const body = answer.body as { error?: unknown };
+  return typeof body?.error === 'string' ? body.error : `The API answered ${answer.status}.`;
 }

@@ -1,14 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requestFacts } from '../../accounts/account-http.ts';
 import { isSecureRequest, requestHost } from '../../accounts/session-cookie.ts';
+import { decodedPath, setHtmlErrorPage } from '../../http/error-handler.ts';
 import type { TrustProxy } from '../../http/trust-proxy.ts';
-import { apiErrorText, callApi } from './api-call.ts';
+import { type ApiAnswer, apiErrorText, callApi } from './api-call.ts';
 import { type AssetStore, registerAssetRoute } from './assets.ts';
 import { renderHome } from './home-page.ts';
 import { escapeHtml as e } from './html.ts';
 import type { IpAnswer } from './ip-view.ts';
 import { contentSecurityPolicy, type PageOptions, renderPage, sendPage } from './layout.ts';
 import { type AsnPageAnswer, lookupKind, renderAsnLookup, renderIpLookup } from './lookup-page.ts';
+import { renderNotFound, renderRefused } from './not-found-page.ts';
 import { TOOLS } from './tool-definitions.ts';
 import { renderToolList, renderToolPage, toolTitle } from './tool-page.ts';
 
@@ -48,42 +50,49 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
     const value = headers['x-data-attribution'];
     return typeof value === 'string' ? value : '';
   };
-  const errorPage = (
-    reply: FastifyReply,
-    title: string,
-    message: string,
-    status: number,
-    active: PageOptions['active'],
-  ) =>
-    page(
+  // A browser on a path that is no page gets one of these instead of the API's JSON error.
+  setHtmlErrorPage(app, (request, reply, error) => {
+    const path = decodedPath(request.url);
+    const notFound = error.status === 404;
+    return page(
       reply,
       {
-        title: `${title} · netinfo`,
-        description: message,
-        active,
+        title: `${notFound ? 'Page not found' : 'Too many requests'} · netinfo`,
+        description: notFound ? `There is no page at ${path}.` : error.message,
+        active: 'lookup',
         attribution: '',
-        main: `<h1>${e(title)}</h1><p class="alert error" role="alert">${e(message)}</p>`,
+        main: notFound ? renderNotFound(path) : renderRefused(path, error.message),
       },
-      status,
+      error.status,
     );
+  });
+  registerSiteFiles(app, assets);
 
   // Browsers only (Accept with text/html): curl and the like get the address as text (src/text/).
   app.get('/', { ...pageRoute(), constraints: { answers: 'html' } }, async (request, reply) => {
     const answer = await callApi(app, request, '/api/v1/json');
-    if (answer.status !== 200) return errorPage(reply, 'Your IP address', apiErrorText(answer), answer.status, 'home');
-    return page(reply, {
-      title: 'What is my IP address? · netinfo',
-      description: 'Your IP address, its location, network and security facts, from an open API.',
-      active: 'home',
-      scripts: ['home.js'],
-      attribution: attributionOf(answer.headers),
-      main: renderHome(assets, {
-        answer: answer.body as IpAnswer,
-        origin: originOf(request),
-        publicIpv4Url: options.publicIpv4Url,
-        publicIpv6Url: options.publicIpv6Url,
-      }),
-    });
+    // The address is the connection's own and costs nothing: it shows whatever the API answered,
+    // with the API's message where the looked-up facts would be.
+    const found = answer.status === 200;
+    if (!found) carryRefusalHeaders(reply, answer.headers);
+    return page(
+      reply,
+      {
+        title: 'What is my IP address? · netinfo',
+        description: 'Your IP address, its location, network and security facts, from an open API.',
+        active: 'home',
+        scripts: ['home.js'],
+        attribution: found ? attributionOf(answer.headers) : '',
+        main: renderHome(assets, {
+          ip: request.clientIp,
+          facts: found ? { answer: answer.body as IpAnswer } : { refusal: apiErrorText(answer) },
+          origin: originOf(request),
+          publicIpv4Url: options.publicIpv4Url,
+          publicIpv6Url: options.publicIpv6Url,
+        }),
+      },
+      answer.status,
+    );
   });
 
   // The search box's form (it works without JavaScript): /lookup?q=X is /lookup/X.
@@ -180,6 +189,42 @@ const DOCS_INTRO = `<h1>API reference</h1>
 (<a href="/api/v1/openapi.json">/api/v1/openapi.json</a>). "Try it out" sends the request to this
 instance, with the same limits as any client; an API key from the <a href="/dashboard">dashboard</a> goes
 in "Authorize".</p>`;
+
+/**
+ * The two files browsers and crawlers ask for by name: not counted against any limit (they are not
+ * API calls), cached for a day. /favicon.ico is the site's SVG icon, served as SVG (no second
+ * drawing to keep in step): browsers ask for it where a page names no icon (a JSON answer).
+ */
+function registerSiteFiles(app: FastifyInstance, assets: AssetStore): void {
+  const icon = assets.get('icon.svg');
+  if (icon === undefined) throw new Error('the site icon (icon.svg) is missing from the assets');
+  const daily = 'public, max-age=86400';
+  app.get('/favicon.ico', { schema: { hide: true } }, (_request, reply) =>
+    reply.type(icon.type).header('cache-control', daily).header('x-content-type-options', 'nosniff').send(icon.body),
+  );
+  app.get('/robots.txt', { schema: { hide: true } }, (_request, reply) =>
+    reply.type('text/plain; charset=utf-8').header('cache-control', daily).send(ROBOTS_TXT),
+  );
+}
+
+/**
+ * Crawlers may read the pages; the lookups, tool answers and the API are calls that count against
+ * a limit and change with every visit, and the dashboard is private.
+ */
+const ROBOTS_TXT = `User-agent: *
+Allow: /
+Disallow: /api/
+Disallow: /lookup
+Disallow: /dashboard
+`;
+
+/** A refused call's limit headers, on the page that shows the refusal (Retry-After for a 429). */
+function carryRefusalHeaders(reply: FastifyReply, headers: ApiAnswer['headers']): void {
+  for (const name of ['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
+    const value = headers[name];
+    if (value !== undefined) reply.header(name, value);
+  }
+}
 
 function origin(url: string): string {
   return new URL(url).origin;

@@ -136,8 +136,10 @@ export function resetInWords(reset) {
 export function apiErrorText(status, body) {
   const message = typeof body?.error === 'string' ? body.error : '';
   if (status === 429) {
+    // The API's message says when, once; a body without one gets the time in words here.
+    if (message) return `Too many requests: ${message}`;
     const when = typeof body?.reset === 'number' ? ` You can try again ${resetInWords(body.reset)}.` : '';
-    return `Too many requests: ${message || 'the rate limit is reached.'}${when}`;
+    return `Too many requests: the rate limit is reached.${when}`;
   }
   if (status === 400) return `The API cannot use this input: ${message || 'a parameter is missing or invalid.'}`;
   if (status === 502) return `The lookup failed upstream: ${message || 'a server this service asked did not answer.'}`;
