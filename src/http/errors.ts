@@ -217,8 +217,8 @@ export const apiErrors = {
     tooMany(
       'too_many_in_flight',
       scope === 'client'
-        ? `Too many ${what} at once: you already have ${limit} running, the most one caller may have. Wait for one to finish (by ${new Date(reset * 1000).toISOString()} at the latest).`
-        : `Too many ${what} at once: the server is running its maximum of ${limit} for all callers. Try again shortly (one ends by ${new Date(reset * 1000).toISOString()} at the latest).`,
+        ? `Too many ${what} at once: you already have ${limit} running, the most one caller may have. Wait for one to finish (by ${resetInWords(reset, nowMs)} at the latest).`
+        : `Too many ${what} at once: the server is running its maximum of ${limit} for all callers. Try again shortly (one ends by ${resetInWords(reset, nowMs)} at the latest).`,
       limit,
       reset,
       nowMs,
