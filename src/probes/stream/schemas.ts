@@ -6,10 +6,17 @@ import { commonErrorResponses, okResponse, upstreamErrorResponse } from '../../h
 
 export const streamRules = (tool: string, timeLimit: string) => `**Stream.** The answer is a Server-Sent Events stream
 (\`Content-Type: text/event-stream; charset=utf-8\`, \`Cache-Control: no-cache\`, \`X-Accel-Buffering: no\`, plus the
-CORS, rate-limit and request-id headers of every response). Each message is one line \`data: <JSON object>\` followed by
-a blank line, with no \`event:\` or \`id:\` fields; the object's \`type\` names the event. Each event is written the moment
-${tool} prints the line it comes from. The stream ends after \`done\` or after one \`error\`; an EventSource client
-should call \`close()\` then, or the browser reconnects and starts a new run.
+CORS, rate-limit and request-id headers of every response). Each message is a line \`id: <event id>\`, a line
+\`data: <JSON object>\` and a blank line, with no \`event:\` field; the object's \`type\` names the event. Each event is
+written the moment ${tool} prints the line it comes from. The stream ends after \`done\` or after one \`error\`; an
+EventSource client should call \`close()\` on either (and on its own \`error\`).
+
+**Reconnects.** An event id is \`netinfo.<stream>.<seq>\` (the stream a 16-hex-digit name, seq its events counted from 1).
+A stream is never resumed: ${tool} is killed when the client leaves. So a request that sends \`Last-Event-ID\` with an id of
+this form, which is what EventSource does when it reconnects after a stream ended, is answered \`204 No Content\` (which
+tells EventSource to stop) before anything else: it is not counted in the rate limits (no \`X-RateLimit-*\` headers), takes
+no stream slot and runs nothing, whichever instance sent the id. A \`Last-Event-ID\` of any other form is ignored: the
+request is an ordinary new one.
 
 **Before the stream.** A missing or invalid parameter is a 400 JSON error, and so is a host that resolves to an
 address the service does not probe (private, loopback, link-local, multicast, reserved, metadata; an operator may allow
@@ -57,6 +64,10 @@ export const streamRouteConfig = { apiKeyInQuery: true, stream: true } as const;
 export function streamResponses(events: TSchema, description: string) {
   return {
     200: okResponse({ content: { 'text/event-stream': { schema: events } } }, description),
+    204: Type.Null({
+      description:
+        'A reconnect: `Last-Event-ID` names an event of a stream of this service, which has finished. Nothing ran and nothing was counted; an EventSource stops here.',
+    }),
     ...commonErrorResponses,
     ...upstreamErrorResponse,
     429: {
