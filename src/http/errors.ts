@@ -151,12 +151,14 @@ export const apiErrors = {
     ),
 
   /** A concurrency cap on ping/traceroute/MTR streams; `reset` is when a slot is free at the latest. */
-  tooManyStreams: (scope: 'client' | 'server', limit: number, reset: number, nowMs: number) =>
+  tooManyStreams: (scope: 'client' | 'server' | 'share', limit: number, reset: number, nowMs: number) =>
     tooMany(
       'too_many_streams',
       scope === 'client'
         ? `Too many streams: you already have ${limit} ping/traceroute/MTR ${limit === 1 ? 'stream' : 'streams'} open, the most one caller may have at once. Close one or wait for it to finish (by ${new Date(reset * 1000).toISOString()} at the latest).`
-        : `Too many streams: the server is running its maximum of ${limit} ping/traceroute/MTR streams. Try again shortly (a slot is free by ${new Date(reset * 1000).toISOString()} at the latest).`,
+        : scope === 'share'
+          ? `Too many streams: the server is busy, and while it is, one caller may have only ${limit} ping/traceroute/MTR ${limit === 1 ? 'stream' : 'streams'} open at once (fewer the busier it is), so that callers with none still get one. Close one or wait for it to finish (by ${new Date(reset * 1000).toISOString()} at the latest).`
+          : `Too many streams: the server is running its maximum of ${limit} ping/traceroute/MTR streams. Try again shortly (a slot is free by ${new Date(reset * 1000).toISOString()} at the latest).`,
       limit,
       reset,
       nowMs,

@@ -22,9 +22,8 @@ request is an ordinary new one.
 address the service does not probe (private, loopback, link-local, multicast, reserved, metadata; an operator may allow
 them with ALLOW_PRIVATE_TARGETS), and a name that does not exist or has no address (of the \`family\` asked). A
 resolver that fails (timeout, SERVFAIL, unreachable) is a 502 JSON error. Names are resolved once, by the service's resolver (DNS_SERVERS), preferring IPv4
-unless \`family\` says otherwise; ${tool} is given the address, never the name. Too many open streams is a 429: at most
-STREAM_MAX_PER_CLIENT per caller (counted like the rate limits) and STREAM_MAX_CONCURRENT in all, ping (ICMP and TCP), traceroute and MTR
-together; its \`reset\` is the time by which a stream is over at the latest.
+unless \`family\` says otherwise; ${tool} is given the address, never the name. Too many open streams is a 429 (see its description for the
+caps and how a busy server shares them); its \`reset\` is the time by which a stream is over at the latest.
 
 **In the stream.** ${tool} missing or failing, the time limit (${timeLimit})
 and a server shutdown are an \`error\` event, after which the stream ends. When the client disconnects, ${tool} is
@@ -73,7 +72,7 @@ export function streamResponses(events: TSchema, description: string) {
     429: {
       ...commonErrorResponses[429],
       description:
-        'Rate limit exceeded, or too many open streams (STREAM_MAX_PER_CLIENT / STREAM_MAX_CONCURRENT): `limit` is the cap that applied, `reset` when a slot is free at the latest.',
+        'Rate limit exceeded, or too many open streams: `limit` is the cap that applied, `reset` when a slot is free at the latest. Streams are capped at STREAM_MAX_PER_CLIENT per caller (counted like the rate limits) and STREAM_MAX_CONCURRENT in all, ping (ICMP and TCP), traceroute and MTR together. A busy server shares what is free: a caller that holds `n` streams may open another only while more than `n / STREAM_MAX_PER_CLIENT` of all slots are free (with 100 and 3: a second while at least 34 are free, a third while at least 67 are), so a caller with none gets a slot as long as any is free. That refusal names the share the caller may hold now as `limit`.',
     },
   };
 }
