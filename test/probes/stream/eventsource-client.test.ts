@@ -3,6 +3,7 @@
 // traceroute 20 times in 60 s). Every event now carries an id, and a reconnect naming it is
 // answered 204, which makes EventSource stop: one run, then silence.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -194,4 +195,54 @@ test('Last-Event-ID of one of our streams: 204 before the rate limits and the ca
     (await app.inject({ url: '/api/v1/ipv6', headers: { 'last-event-id': lastId as string } })).statusCode,
     200,
   );
+});
+
+test('the EventSource examples of the README and the dashboard close their stream once it ends: no reconnect at all', async (t) => {
+  const fake = createFakeSpawner(script);
+  const app = await buildTestApp({ ALLOW_PRIVATE_TARGETS: 'true' }, { spawner: fake.spawner });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  t.after(() => app.close());
+  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+  const dashboard = readFileSync(new URL('../../../src/web/dashboard-page.ts', import.meta.url), 'utf8');
+  const examples = {
+    README: /```js\n( *const stream = new EventSource[\s\S]*?) *```/.exec(readme)?.[1],
+    dashboard: /<pre class="hint example"><code>([\s\S]*?)<\/code><\/pre>/
+      .exec(dashboard)?.[1]
+      ?.replace(/\$\{e\(view\.origin\)\}/, '')
+      .replace(/<span class="key-example">[^<]*<\/span>/, 'nk_...')
+      .replaceAll('&gt;', '>')
+      .replaceAll('&amp;', '&'),
+  };
+  for (const [where, example] of Object.entries(examples)) {
+    assert.ok(example, `${where} has the example`);
+    for (const host of ['127.0.0.1', '127.0.0.9']) {
+      const requests: string[] = [];
+      let opened: EventSource | undefined;
+      // The example as written, against this server: its host asked for, its key left out (the
+      // placeholder would be a 401), and every request it makes recorded.
+      class RecordingEventSource extends EventSource {
+        constructor(url: string) {
+          const absolute = `${base}${url.replace('example.com', host).replace(/&api_key=[^&]*/, '')}`;
+          super(absolute, {
+            fetch: (input, init) => {
+              requests.push(String(input));
+              return fetch(input, init);
+            },
+          });
+          opened = this;
+        }
+      }
+      new Function('EventSource', example)(RecordingEventSource);
+      const until = Date.now() + 10_000;
+      while (opened?.readyState !== EventSource.CLOSED) {
+        assert.ok(Date.now() < until, `${where}, ${host}: the example closes its stream`);
+        await sleep(20);
+      }
+      // Past EventSource's 3 s reconnect delay: nothing more was asked.
+      await sleep(3500);
+      assert.equal(requests.length, 1, `${where}, ${host}: ${requests.join(', ')}`);
+    }
+  }
+  assert.equal(fake.children.length, 4, 'one run per example and host');
 });
