@@ -24,7 +24,9 @@ export const CORS_HEADERS = {
 const PREFLIGHT = {
   // POST for /api/v1/batch. Safe for the account API: without Allow-Credentials no cookie crosses origins.
   'access-control-allow-methods': 'GET, HEAD, POST, OPTIONS',
-  'access-control-allow-headers': 'Authorization, Content-Type',
+  // Last-Event-ID: a cross-origin EventSource sends it when it reconnects, and must get the stream
+  // routes' 204 (probes/stream/finished-stream.ts) rather than a failed preflight it would retry.
+  'access-control-allow-headers': 'Authorization, Content-Type, Last-Event-ID',
   'access-control-max-age': '86400',
 };
 

@@ -201,24 +201,28 @@ export const apiErrors = {
   },
 
   /** A concurrency cap on ping/traceroute/MTR streams; `reset` is when a slot is free at the latest. */
-  tooManyStreams: (scope: 'client' | 'server', limit: number, reset: number, nowMs: number) =>
+  tooManyStreams: (scope: 'client' | 'server' | 'share', limit: number, reset: number, nowMs: number) =>
     tooMany(
       'too_many_streams',
       scope === 'client'
         ? `Too many streams: you already have ${limit} ping/traceroute/MTR ${limit === 1 ? 'stream' : 'streams'} open, the most one caller may have at once. Close one or wait for it to finish (by ${resetInWords(reset, nowMs)} at the latest).`
-        : `Too many streams: the server is running its maximum of ${limit} ping/traceroute/MTR streams. Try again shortly (a slot is free by ${resetInWords(reset, nowMs)} at the latest).`,
+        : scope === 'share'
+          ? `Too many streams: the server is busy, and while it is, one caller may have only ${limit} ping/traceroute/MTR ${limit === 1 ? 'stream' : 'streams'} open at once (fewer the busier it is), so that callers with none still get one. Close one or wait for it to finish (by ${resetInWords(reset, nowMs)} at the latest).`
+          : `Too many streams: the server is running its maximum of ${limit} ping/traceroute/MTR streams. Try again shortly (a slot is free by ${resetInWords(reset, nowMs)} at the latest).`,
       limit,
       reset,
       nowMs,
     ),
 
   /** An in-flight cap of /ssl, /http, /mail or /whois (`what`: "/ssl checks"); `reset` is when a slot is free at the latest. */
-  tooManyInFlight: (what: string, scope: 'client' | 'server', limit: number, reset: number, nowMs: number) =>
+  tooManyInFlight: (what: string, scope: 'client' | 'server' | 'share', limit: number, reset: number, nowMs: number) =>
     tooMany(
       'too_many_in_flight',
       scope === 'client'
         ? `Too many ${what} at once: you already have ${limit} running, the most one caller may have. Wait for one to finish (by ${resetInWords(reset, nowMs)} at the latest).`
-        : `Too many ${what} at once: the server is running its maximum of ${limit} for all callers. Try again shortly (one ends by ${resetInWords(reset, nowMs)} at the latest).`,
+        : scope === 'share'
+          ? `Too many ${what} at once: the server is busy, and while it is, one caller may have only ${limit} running (fewer the busier it is), so that callers with none still get one. Wait for one to finish (by ${resetInWords(reset, nowMs)} at the latest).`
+          : `Too many ${what} at once: the server is running its maximum of ${limit} for all callers. Try again shortly (one ends by ${resetInWords(reset, nowMs)} at the latest).`,
       limit,
       reset,
       nowMs,

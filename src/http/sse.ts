@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
@@ -10,8 +11,25 @@ export const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 } as const;
 
-/** One Server-Sent Events response. Every message is `data: <JSON>` and a blank line, as the spec says. */
+/**
+ * The `id:` of every event: `netinfo.<stream>.<seq>`, the stream a random 64-bit hex name, seq
+ * counting its events from 1. A stream is never resumed (its tool is killed when the client
+ * leaves), so an id's only use is to tell a reconnect (`Last-Event-ID`) that its stream is over.
+ * The shape alone says it is ours: any instance recognises it with no shared state and no secret.
+ * It is not signed because a forged id gains nothing a replayed real one would not: a 204 that does
+ * no work.
+ */
+const EVENT_ID = /^netinfo\.[0-9a-f]{16}\.[1-9][0-9]{0,9}$/;
+
+/** True for an event id one of our streams sent (any instance's): its stream has finished. */
+export function isStreamEventId(value: string): boolean {
+  return EVENT_ID.test(value);
+}
+
+/** One Server-Sent Events response. Every message is `id: <id>`, `data: <JSON>` and a blank line, as the spec frames them. */
 export interface EventStream {
+  /** The stream's name in its events' ids (and in its log line). */
+  readonly id: string;
   /** Writes one event at once; does nothing after close() or once the client has gone. */
   send(event: object): void;
   /** Ends the response (idempotent). */
@@ -20,9 +38,9 @@ export interface EventStream {
   readonly clientGone: AbortSignal;
 }
 
-/** The SSE framing of one event. JSON.stringify escapes line breaks, so the message is one line. */
-export function formatEvent(event: object): string {
-  return `data: ${JSON.stringify(event)}\n\n`;
+/** The SSE framing of one event. JSON.stringify escapes line breaks, so the data is one line. */
+export function formatEvent(id: string, event: object): string {
+  return `id: ${id}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
 /**
@@ -45,10 +63,13 @@ export function openEventStream(request: FastifyRequest, reply: FastifyReply): E
     if (!response.writableEnded) gone.abort();
   });
   const writable = () => !response.writableEnded && !response.destroyed;
+  const id = randomBytes(8).toString('hex');
+  let seq = 0;
   return {
+    id,
     clientGone: gone.signal,
     send(event) {
-      if (writable()) response.write(formatEvent(event));
+      if (writable()) response.write(formatEvent(`netinfo.${id}.${++seq}`, event));
     },
     close() {
       if (writable()) response.end();

@@ -20,7 +20,8 @@ export interface InFlightGrant {
 
 export interface InFlightRefusal {
   ok: false;
-  scope: 'client' | 'server';
+  /** `share`: the caller holds its fair share of what is free on a busy server (the streams' rule). */
+  scope: 'client' | 'server' | 'share';
   limit: number;
   /** Epoch ms by which a slot of that scope is free at the latest. */
   freeByMs: number;
@@ -57,5 +58,5 @@ export async function withinInFlightCap<T>(
 
 /** The schema sentence of a capped route, written once for the four (`variable`: `TLS`, `WHOIS`...). */
 export function inFlightCapText(variable: string): string {
-  return `At most ${variable}_MAX_IN_FLIGHT_PER_CLIENT calls of one caller (per IPv4 address, IPv6 /64 or account) and ${variable}_MAX_IN_FLIGHT in all run at once (both lowered at start if their sockets would not fit the open-files limit minus FD_RESERVE); one more is answered 429 \`too_many_in_flight\`, whose message says which of the two caps is full and whose \`reset\` is when a slot is free at the latest.`;
+  return `At most ${variable}_MAX_IN_FLIGHT_PER_CLIENT calls of one caller (per IPv4 address, IPv6 /64 or account) and ${variable}_MAX_IN_FLIGHT in all run at once (both lowered at start if their sockets would not fit the open-files limit minus FD_RESERVE); and, as with the streams, a caller's own cap shrinks as the server fills (free slots × per-client cap must exceed what it holds × the cap in all), so callers with none still get a slot. One more is answered 429 \`too_many_in_flight\`, whose message says which cap is full and whose \`reset\` is when a slot is free at the latest.`;
 }

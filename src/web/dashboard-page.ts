@@ -118,7 +118,14 @@ ${usageRow('Today (UTC)', overview.usage.daily.used, overview.usage.daily.limit,
 <div class="key-line"><code id="new-key-value"></code><button type="button" id="copy-key">Copy</button></div>
 <p class="hint" id="copy-status" role="status" aria-live="polite"></p>
 <p class="hint">Use it as <code>curl -H "Authorization: Bearer <span class="key-example">nk_…</span>" ${e(view.origin)}/api/v1/ipv6</code></p>
-<p class="hint">In a browser, where <code>EventSource</code> cannot send headers, the streams take it in the URL: <code>new EventSource("${e(view.origin)}/api/v1/ping?host=example.com&amp;api_key=<span class="key-example">nk_…</span>")</code>. A URL is kept in histories and logs, so give such a page a key of its own.</p>
+<p class="hint">In a browser, where <code>EventSource</code> cannot send headers, the streams take it in the URL. Close the stream on its last event, <code>done</code> or <code>error</code>:</p>
+<pre class="hint example"><code>const stream = new EventSource("${e(view.origin)}/api/v1/ping?host=example.com&amp;api_key=<span class="key-example">nk_…</span>");
+stream.onmessage = (message) =&gt; {
+  const event = JSON.parse(message.data);
+  if (event.type === "done" || event.type === "error") stream.close();
+};
+stream.onerror = () =&gt; stream.close();</code></pre>
+<p class="hint">A URL is kept in histories and logs, so give such a page a key of its own.</p>
 </div>
 </section>
 <section class="card" aria-labelledby="keys-title">

@@ -1,5 +1,6 @@
 // Reading Server-Sent Events the strict way the spec frames them: every message exactly
-// `data: <JSON object>` and a blank line, nothing else.
+// `id: netinfo.<stream>.<seq>`, `data: <JSON object>` and a blank line, nothing else; within one
+// response the stream is the same and seq counts from 1 (issue 28, item 1).
 import assert from 'node:assert/strict';
 import http, { type IncomingHttpHeaders } from 'node:http';
 
@@ -7,15 +8,32 @@ import http, { type IncomingHttpHeaders } from 'node:http';
 export function parseSseBody(body: string): Record<string, unknown>[] {
   if (body === '') return [];
   assert.ok(body.endsWith('\n\n'), `stream must end with a blank line: ${JSON.stringify(body.slice(-80))}`);
+  const ids = new EventIds();
   return body
     .slice(0, -2)
     .split('\n\n')
-    .map((message) => parseMessage(message));
+    .map((message) => parseMessage(message, ids));
 }
 
-function parseMessage(message: string): Record<string, unknown> {
-  assert.match(message, /^data: [^\n]*$/, `not one data line: ${JSON.stringify(message)}`);
-  const event = JSON.parse(message.slice('data: '.length));
+/** Checks that a response's event ids name one stream and count its events from 1. */
+class EventIds {
+  #stream: string | undefined;
+  #seq = 0;
+  check(id: string) {
+    const [, stream, seq] = /^netinfo\.([0-9a-f]{16})\.(\d+)$/.exec(id) ?? [];
+    assert.ok(stream && seq, `not one of our event ids: ${JSON.stringify(id)}`);
+    this.#stream ??= stream;
+    assert.equal(stream, this.#stream, 'every event of a response names the same stream');
+    this.#seq += 1;
+    assert.equal(Number(seq), this.#seq, 'event ids count from 1');
+  }
+}
+
+function parseMessage(message: string, ids: EventIds): Record<string, unknown> {
+  const framed = /^id: ([^\n]*)\ndata: ([^\n]*)$/.exec(message);
+  assert.ok(framed, `not one id line and one data line: ${JSON.stringify(message)}`);
+  ids.check(framed[1] as string);
+  const event = JSON.parse(framed[2] as string);
   assert.equal(typeof event, 'object');
   assert.equal(typeof event.type, 'string', `event without type: ${message}`);
   return event;
@@ -46,6 +64,7 @@ export function openStream(url: string, headers: Record<string, string> = {}): P
     const request = http.get(url, { headers, agent: false }, (response) => {
       response.setEncoding('utf8');
       const events: ReceivedEvent[] = [];
+      const ids = new EventIds();
       const waiters: { n: number; resolve: (event: ReceivedEvent) => void; reject: (error: Error) => void }[] = [];
       let buffer = '';
       let raw = '';
@@ -58,7 +77,7 @@ export function openStream(url: string, headers: Record<string, string> = {}): P
             const message = buffer.slice(0, end);
             buffer = buffer.slice(end + 2);
             if (response.statusCode !== 200) continue;
-            events.push({ event: parseMessage(message), at });
+            events.push({ event: parseMessage(message, ids), at });
             for (const waiter of waiters.filter((w) => w.n === events.length))
               waiter.resolve(events.at(-1) as ReceivedEvent);
           }

@@ -28,16 +28,22 @@ address itself. \`done.hops\` holds every shown hop's final figures; \`reached\`
 
 Example (\`count=2\`):
 \`\`\`
+id: netinfo.7c2d5e8a0f1b3946.1
 data: {"type":"start","host":"example.com","resolved_ip":"203.0.113.2"}
 
+id: netinfo.7c2d5e8a0f1b3946.2
 data: {"type":"hop","hop":1,"ip":"192.0.2.1","hostname":"gw.example.net","sent":1,"received":1,"loss":0,"last_ms":0.41,"avg_ms":0.41,"best_ms":0.41,"worst_ms":0.41,"stdev_ms":0}
 
+id: netinfo.7c2d5e8a0f1b3946.3
 data: {"type":"hop","hop":2,"ip":"203.0.113.2","hostname":"203.0.113.2","sent":1,"received":1,"loss":0,"last_ms":8.9,"avg_ms":8.9,"best_ms":8.9,"worst_ms":8.9,"stdev_ms":0}
 
+id: netinfo.7c2d5e8a0f1b3946.4
 data: {"type":"hop","hop":1,"ip":"192.0.2.1","hostname":"gw.example.net","sent":2,"received":2,"loss":0,"last_ms":0.5,"avg_ms":0.455,"best_ms":0.41,"worst_ms":0.5,"stdev_ms":0.064}
 
+id: netinfo.7c2d5e8a0f1b3946.5
 data: {"type":"hop","hop":2,"ip":"203.0.113.2","hostname":"203.0.113.2","sent":2,"received":1,"loss":50,"last_ms":8.9,"avg_ms":8.9,"best_ms":8.9,"worst_ms":8.9,"stdev_ms":0}
 
+id: netinfo.7c2d5e8a0f1b3946.6
 data: {"type":"done","hops":[{"hop":1,"ip":"192.0.2.1","hostname":"gw.example.net","sent":2,"received":2,"loss":0,"last_ms":0.5,"avg_ms":0.455,"best_ms":0.41,"worst_ms":0.5,"stdev_ms":0.064},{"hop":2,"ip":"203.0.113.2","hostname":"203.0.113.2","sent":2,"received":1,"loss":50,"last_ms":8.9,"avg_ms":8.9,"best_ms":8.9,"worst_ms":8.9,"stdev_ms":0}],"reached":true}
 \`\`\``;
 

@@ -34,12 +34,16 @@ summary (\`duplicates\` always 0).
 
 Example:
 \`\`\`
+id: netinfo.3f9a0c1be27d4a86.1
 data: {"type":"start","host":"example.com","resolved_ip":"192.0.2.10"}
 
+id: netinfo.3f9a0c1be27d4a86.2
 data: {"type":"reply","seq":1,"ip":"192.0.2.10","time_ms":11.2,"ttl":56}
 
+id: netinfo.3f9a0c1be27d4a86.3
 data: {"type":"timeout","seq":2,"reason":"no_reply"}
 
+id: netinfo.3f9a0c1be27d4a86.4
 data: {"type":"done","alive":true,"packets_sent":2,"packets_received":1,"packet_loss":50,"min_ms":11.2,"avg_ms":11.2,"max_ms":11.2,"duplicates":0}
 \`\`\``;
 

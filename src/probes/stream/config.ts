@@ -13,7 +13,7 @@ export const streamConfigVariables = {
     name: 'STREAM_MAX_PER_CLIENT',
     defaultText: '3',
     description:
-      'Ping, traceroute and MTR streams one caller may have open at the same time (counted like the rate limits: per IPv4 address, IPv6 /64 or account); one more is answered 429.',
+      'Ping, traceroute and MTR streams one caller may have open at the same time (counted like the rate limits: per IPv4 address, IPv6 /64 or account); one more is answered 429. On a busy server fewer: a caller holding n may open another only while more than n / this of STREAM_MAX_CONCURRENT is free, so callers with none still get the slots left.',
     parse: integerIn(1, 100_000, 3),
   },
   streamSlotLeaseSeconds: {

@@ -4,6 +4,7 @@ import type { TargetPolicy } from '../../dns/target-policy.ts';
 import { createHelperSpawner } from '../spawn/spawn-helper.ts';
 import { createSpawnTurns } from '../spawn/spawn-turns.ts';
 import type { Spawner } from '../spawn/spawner.ts';
+import { answerFinishedStreams } from './finished-stream.ts';
 import type { ProbeRouteDeps, StreamCounts } from './probe-route.ts';
 import type { StreamSlots } from './slots.ts';
 
@@ -35,6 +36,8 @@ export function createProbeRouteDeps(
     streamCounts: StreamCounts;
   },
 ): ProbeRouteDeps {
+  // On the root, so it runs before the rate limiter's per-route hook: a reconnect costs nothing.
+  app.addHook('onRequest', answerFinishedStreams);
   // The tools are started by a small helper process (see spawn-helper.ts), unless a test injects its own.
   let spawner = options.spawner;
   if (!spawner) {

@@ -147,7 +147,10 @@ async function streamProbe(
     });
     deps.streamCounts.ended(counted, COUNTED_END[end]);
     counted = undefined;
-    request.log.info({ tool: session.command, target: target.address, end, ms: deps.now() - started }, 'stream ended');
+    request.log.info(
+      { tool: session.command, target: target.address, stream: stream.id, end, ms: deps.now() - started },
+      'stream ended',
+    );
   } catch (error) {
     if (counted !== undefined) deps.streamCounts.ended(counted, 'error');
     // Past hijack() Fastify's error handler cannot answer any more: the stream says it instead.

@@ -4,12 +4,13 @@ import type { SlotGrant, SlotRefusal, StreamSlots } from './slots.ts';
 
 /**
  * Takes a slot in one round trip, atomically on the Redis server: drops the leases that expired
- * (their instance stopped renewing: it crashed or lost Redis), then checks the per-client cap, then
- * the global one, and only if both have room adds the lease to both sets. Each set holds lease ids
+ * (their instance stopped renewing: it crashed or lost Redis), then checks the per-client cap, the
+ * global one and the caller's fair share of the free slots (slots.ts, `refusedScope`: the same rule
+ * in the same order), and only if all have room adds the lease to both sets. Each set holds lease ids
  * scored by the lease's expiry; an id ends in the stream's hold time so a refusal can say by when a
  * slot is free at the latest. Time is the Redis server's, so instances with skewed clocks agree.
  * KEYS: the global set, the client's set. ARGV: lease id, lease ms, hold ms, max concurrent, max per client.
- * Returns {1, redisNow} or {0, scope, freeBy, redisNow}.
+ * Returns {1, lease, redisNow} or {0, scope, freeBy, redisNow[, share]}.
  */
 const ACQUIRE_SCRIPT = `
 local time = redis.call('TIME')
@@ -27,11 +28,18 @@ local function freeBy(key)
   end
   return best
 end
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[5]) then
+local maxAll = tonumber(ARGV[4])
+local maxPer = tonumber(ARGV[5])
+local held = redis.call('ZCARD', KEYS[2])
+if held >= maxPer then
   return {0, 'client', tostring(freeBy(KEYS[2])), tostring(now)}
 end
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then
+local free = maxAll - redis.call('ZCARD', KEYS[1])
+if free <= 0 then
   return {0, 'server', tostring(freeBy(KEYS[1])), tostring(now)}
+end
+if free * maxPer <= held * maxAll then
+  return {0, 'share', tostring(freeBy(KEYS[2])), tostring(now), tostring(math.min(maxPer, math.ceil(free * maxPer / maxAll)))}
 end
 local lease = ARGV[1] .. ':' .. tostring(now + tonumber(ARGV[3]))
 for _, key in ipairs(KEYS) do
@@ -104,10 +112,11 @@ export function createRedisStreamSlots(redis: Redis, options: RedisStreamSlotsOp
         options.maxPerClient,
       );
       if (reply[0] !== 1) {
-        const scope = reply[1] === 'client' ? 'client' : 'server';
+        const scope = reply[1] === 'client' || reply[1] === 'share' ? reply[1] : 'server';
         // From the Redis server's clock to this instance's.
         const freeByMs = Number(reply[2]) - Number(reply[3]) + options.now();
-        const limit = scope === 'client' ? options.maxPerClient : options.maxConcurrent;
+        const limit =
+          scope === 'share' ? Number(reply[4]) : scope === 'client' ? options.maxPerClient : options.maxConcurrent;
         return { ok: false, scope, limit, freeByMs };
       }
       const lease = String(reply[1]);

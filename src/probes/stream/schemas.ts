@@ -6,18 +6,24 @@ import { commonErrorResponses, okResponse, upstreamErrorResponse } from '../../h
 
 export const streamRules = (tool: string, timeLimit: string) => `**Stream.** The answer is a Server-Sent Events stream
 (\`Content-Type: text/event-stream; charset=utf-8\`, \`Cache-Control: no-cache\`, \`X-Accel-Buffering: no\`, plus the
-CORS, rate-limit and request-id headers of every response). Each message is one line \`data: <JSON object>\` followed by
-a blank line, with no \`event:\` or \`id:\` fields; the object's \`type\` names the event. Each event is written the moment
-${tool} prints the line it comes from. The stream ends after \`done\` or after one \`error\`; an EventSource client
-should call \`close()\` then, or the browser reconnects and starts a new run.
+CORS, rate-limit and request-id headers of every response). Each message is a line \`id: <event id>\`, a line
+\`data: <JSON object>\` and a blank line, with no \`event:\` field; the object's \`type\` names the event. Each event is
+written the moment ${tool} prints the line it comes from. The stream ends after \`done\` or after one \`error\`; an
+EventSource client should call \`close()\` on either (and on its own \`error\`).
+
+**Reconnects.** An event id is \`netinfo.<stream>.<seq>\` (the stream a 16-hex-digit name, seq its events counted from 1).
+A stream is never resumed: ${tool} is killed when the client leaves. So a request that sends \`Last-Event-ID\` with an id of
+this form, which is what EventSource does when it reconnects after a stream ended, is answered \`204 No Content\` (which
+tells EventSource to stop) before anything else: it is not counted in the rate limits (no \`X-RateLimit-*\` headers), takes
+no stream slot and runs nothing, whichever instance sent the id. A \`Last-Event-ID\` of any other form is ignored: the
+request is an ordinary new one.
 
 **Before the stream.** A missing or invalid parameter is a 400 JSON error, and so is a host that resolves to an
 address the service does not probe (private, loopback, link-local, multicast, reserved, metadata; an operator may allow
 them with ALLOW_PRIVATE_TARGETS), and a name that does not exist or has no address (of the \`family\` asked). A
 resolver that fails (timeout, SERVFAIL, unreachable) is a 502 JSON error. Names are resolved once, by the service's resolver (DNS_SERVERS), preferring IPv4
-unless \`family\` says otherwise; ${tool} is given the address, never the name. Too many open streams is a 429: at most
-STREAM_MAX_PER_CLIENT per caller (counted like the rate limits) and STREAM_MAX_CONCURRENT in all, ping (ICMP and TCP), traceroute and MTR
-together; its \`reset\` is the time by which a stream is over at the latest.
+unless \`family\` says otherwise; ${tool} is given the address, never the name. Too many open streams is a 429 (see its description for the
+caps and how a busy server shares them); its \`reset\` is the time by which a stream is over at the latest.
 
 **In the stream.** ${tool} missing or failing, the time limit (${timeLimit})
 and a server shutdown are an \`error\` event, after which the stream ends. When the client disconnects, ${tool} is
@@ -57,12 +63,16 @@ export const streamRouteConfig = { apiKeyInQuery: true, stream: true } as const;
 export function streamResponses(events: TSchema, description: string) {
   return {
     200: okResponse({ content: { 'text/event-stream': { schema: events } } }, description),
+    204: Type.Null({
+      description:
+        'A reconnect: `Last-Event-ID` names an event of a stream of this service, which has finished. Nothing ran and nothing was counted; an EventSource stops here.',
+    }),
     ...commonErrorResponses,
     ...upstreamErrorResponse,
     429: {
       ...commonErrorResponses[429],
       description:
-        'Rate limit exceeded, or too many open streams (STREAM_MAX_PER_CLIENT / STREAM_MAX_CONCURRENT): `limit` is the cap that applied, `reset` when a slot is free at the latest.',
+        'Rate limit exceeded, or too many open streams: `limit` is the cap that applied, `reset` when a slot is free at the latest. Streams are capped at STREAM_MAX_PER_CLIENT per caller (counted like the rate limits) and STREAM_MAX_CONCURRENT in all, ping (ICMP and TCP), traceroute and MTR together. A busy server shares what is free: a caller that holds `n` streams may open another only while more than `n / STREAM_MAX_PER_CLIENT` of all slots are free (with 100 and 3: a second while at least 34 are free, a third while at least 67 are), so a caller with none gets a slot as long as any is free. That refusal names the share the caller may hold now as `limit`.',
     },
   };
 }

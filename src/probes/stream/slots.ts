@@ -29,10 +29,46 @@ export interface SlotGrant {
 
 export interface SlotRefusal {
   ok: false;
-  scope: 'client' | 'server';
+  /**
+   * `client`: the caller has STREAM_MAX_PER_CLIENT open; `server`: no slot is free; `share`: the
+   * caller's fair share of what is free is taken (see `refusedScope`).
+   */
+  scope: 'client' | 'server' | 'share';
+  /** The cap that applied; for `share`, the caller's share at this fill. */
   limit: number;
   /** Epoch ms by which a slot of that scope is free at the latest: the earliest held slot's time limit. */
   freeByMs: number;
+}
+
+/**
+ * The fair-share rule (issue 28: 34 addresses held all 100 slots). A caller holding `held` streams
+ * may open one more only while
+ *
+ *     free slots × maxPerClient > held × maxConcurrent
+ *
+ * that is, its cap shrinks in step with the free slots: all of maxPerClient on an idle server, one
+ * once fewer than maxConcurrent / maxPerClient slots are free (33 of 100 by default), and a caller
+ * holding none may always take the last one. Slots taken as second or third streams stop while that
+ * many are still free, so they are kept for callers with none: filling the server takes about
+ * maxConcurrent distinct callers instead of a third of them. Redis's script (redis-slots.ts)
+ * applies the same rule, in the same order: per-client cap, no slot free, share.
+ */
+export function refusedScope(
+  limits: { maxConcurrent: number; maxPerClient: number },
+  held: number,
+  open: number,
+): SlotRefusal['scope'] | null {
+  if (held >= limits.maxPerClient) return 'client';
+  const free = limits.maxConcurrent - open;
+  if (free <= 0) return 'server';
+  if (free * limits.maxPerClient <= held * limits.maxConcurrent) return 'share';
+  return null;
+}
+
+/** The streams a caller may hold while `open` are open: what a `share` refusal names as its limit. */
+export function fairShare(limits: { maxConcurrent: number; maxPerClient: number }, open: number): number {
+  const free = Math.max(0, limits.maxConcurrent - open);
+  return Math.min(limits.maxPerClient, Math.ceil((free * limits.maxPerClient) / limits.maxConcurrent));
 }
 
 /** The in-process twin: exact for one process; with REDIS_URL, the fallback while Redis is unreachable. */
@@ -49,11 +85,16 @@ export function createStreamSlots(limits: { maxConcurrent: number; maxPerClient:
     },
     acquire(client, holdUntilMs) {
       const mine = byClient.get(client) ?? new Set();
-      if (mine.size >= limits.maxPerClient) {
+      const refused = refusedScope(limits, mine.size, all.size);
+      if (refused === 'client') {
         return { ok: false, scope: 'client', limit: limits.maxPerClient, freeByMs: earliest(mine) };
       }
-      if (all.size >= limits.maxConcurrent) {
+      if (refused === 'server') {
         return { ok: false, scope: 'server', limit: limits.maxConcurrent, freeByMs: earliest(all) };
+      }
+      if (refused === 'share') {
+        // One of its own streams ending frees a slot and lowers what it holds: its share is back.
+        return { ok: false, scope: 'share', limit: fairShare(limits, all.size), freeByMs: earliest(mine) };
       }
       const slot = { holdUntilMs };
       all.add(slot);

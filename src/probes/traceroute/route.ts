@@ -30,14 +30,19 @@ service lacks them (CAP_NET_RAW) answers them with an \`error\` event saying tra
 
 Example:
 \`\`\`
+id: netinfo.b41e7d02c9a5f318.1
 data: {"type":"start","host":"example.com","resolved_ip":"203.0.113.2"}
 
+id: netinfo.b41e7d02c9a5f318.2
 data: {"type":"hop","hop":1,"ip":"192.0.2.1","hostname":"gw.example.net","rtt_ms":0.41}
 
+id: netinfo.b41e7d02c9a5f318.3
 data: {"type":"hop","hop":2,"ip":null,"hostname":null,"rtt_ms":null}
 
+id: netinfo.b41e7d02c9a5f318.4
 data: {"type":"hop","hop":3,"ip":"203.0.113.2","hostname":"203.0.113.2","rtt_ms":8.93}
 
+id: netinfo.b41e7d02c9a5f318.5
 data: {"type":"done","total_hops":3,"reached":true}
 \`\`\``;
 

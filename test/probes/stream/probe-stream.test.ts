@@ -12,6 +12,7 @@ function fakeStream() {
   const gone = new AbortController();
   let closed = 0;
   const stream: EventStream = {
+    id: '0123456789abcdef',
     clientGone: gone.signal,
     send: (event) => {
       if (closed === 0) events.push(event as Record<string, unknown>);

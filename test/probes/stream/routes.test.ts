@@ -6,7 +6,7 @@ import { buildTestApp } from '../../support/app.ts';
 import { recordsHandler, startFakeDnsServer } from '../../support/fake-dns-server.ts';
 import { createFakeResolver } from '../../support/fake-resolver.ts';
 import { createFakeSpawner, type FakeChild, pingOnce } from '../../support/fake-spawner.ts';
-import { openStream, parseSseBody, readJson } from '../../support/sse-client.ts';
+import { type OpenedStream, openStream, parseSseBody, readJson } from '../../support/sse-client.ts';
 
 async function appWith(env: Record<string, string>, deps: AppDeps = {}, script = pingOnce) {
   const fake = createFakeSpawner(script);
@@ -249,6 +249,38 @@ test('caps: per client, then in all (ping and traceroute together); 429 says whi
   await retry.nth(1);
   await app.close();
   assert.equal(fake.children.filter((child) => !child.exited).length, 0, 'close ends every stream');
+});
+
+test("a busy server shares what is free: the 429 names the caller's share, and a caller with none still gets a slot (issue 28)", async () => {
+  const fake = createFakeSpawner(() => {}); // children run until the test ends them
+  const { app, base } = await listening(
+    { ALLOW_PRIVATE_TARGETS: 'true', STREAM_MAX_PER_CLIENT: '3', STREAM_MAX_CONCURRENT: '4', TRUST_PROXY: 'loopback' },
+    { spawner: fake.spawner },
+  );
+  const streams: OpenedStream[] = [];
+  try {
+    const open = async (ip: string) => {
+      const stream = await openStream(`${base}/api/v1/mtr?host=127.0.0.1`, { 'x-forwarded-for': ip });
+      if (stream.status === 200) {
+        await stream.nth(1);
+        streams.push(stream);
+      }
+      return stream;
+    };
+    // Two of four: a third while 2 are free would leave too little (2 × 3 is not more than 2 × 4).
+    assert.equal((await open('192.0.2.1')).status, 200);
+    assert.equal((await open('192.0.2.1')).status, 200);
+    const refused = await open('192.0.2.1');
+    assert.equal(refused.status, 429);
+    const body = await readJson(refused);
+    assert.equal(body.limit, 2);
+    assert.match(String(body.error), /the server is busy.*may have only 2 ping\/traceroute\/MTR streams open at once/);
+    assert.ok(Number(refused.headers['retry-after']) >= 1);
+    for (const ip of ['192.0.2.2', '192.0.2.3']) assert.equal((await open(ip)).status, 200, ip);
+  } finally {
+    for (const stream of streams) stream.abort();
+    await app.close();
+  }
 });
 
 test('each event is written as soon as its line arrives: the fake ping writes its next line only once the client has the last event', {
