@@ -79,7 +79,7 @@ describe('in-flight caps of what holds upstream sockets (issue 28, item 9)', () 
   const held: Promise<unknown>[] = [];
 
   before(async () => {
-    silent = await startSilentServers(6);
+    silent = await startSilentServers(8);
     resolver = silentResolver();
     const env: Record<string, string> = {
       ALLOW_PRIVATE_TARGETS: 'true',
@@ -150,13 +150,20 @@ describe('in-flight caps of what holds upstream sockets (issue 28, item 9)', () 
       assert.match(mine.error, new RegExp(`^Too many ${capability.what} at once: you already have 2 running`));
       assert.ok(mine.reset > Date.now() / 1000);
 
-      // Another client still gets its share while the first is at its cap.
-      const before = progress();
+      // Another client still gets a slot while the first is at its cap, but only its fair share of
+      // what is free (the streams' rule): with 2 of 4 free, one.
+      let before = progress();
       start('198.51.100.2');
-      start('198.51.100.2');
-      await waitFor(() => progress() >= before + 2 * per, "the other client's calls to hold their sockets");
+      await waitFor(() => progress() >= before + per, "the other client's call to hold its sockets");
+      const share = await refused('198.51.100.2');
+      assert.equal(share.limit, 1);
+      assert.match(share.error, new RegExp(`^Too many ${capability.what} at once: the server is busy`));
 
-      const all = await refused('198.51.100.3');
+      // A caller holding none still takes the last slot; then the cap in all is full.
+      before = progress();
+      start('198.51.100.3');
+      await waitFor(() => progress() >= before + per, "a third client's call to hold its sockets");
+      const all = await refused('198.51.100.4');
       assert.equal(all.limit, 4);
       assert.match(
         all.error,
@@ -167,7 +174,7 @@ describe('in-flight caps of what holds upstream sockets (issue 28, item 9)', () 
 
   it('answers /healthz and /api/v1/json within 50 ms while every cap is full', async () => {
     // Every cap is full now (the tests above leave their calls held).
-    const ssl = capabilities[0]?.url(5) as string;
+    const ssl = capabilities[0]?.url(7) as string;
     assert.equal((await app.inject({ url: ssl, remoteAddress: '198.51.100.4' })).statusCode, 429);
     const connections = silent.sockets.size;
     assert.ok(connections >= 4 * 5 + 4 + 4, `the silent server holds ${connections} connections`);
