@@ -26,7 +26,7 @@ describe('X-Data-Attribution on every answer built from the IP data', () => {
         payload: JSON.stringify(['8.8.8.8', 'AS15169']),
       }),
       await app.inject({ url: '/country?ip=8.8.8.8' }),
-      await app.inject({ url: '/ip' }),
+      await app.inject({ url: '/city?ip=81.2.69.142' }),
       await app.inject({ url: '/asn?ip=8.8.8.8' }),
       await app.inject({ url: '/json?ip=8.8.8.8' }),
     ];
@@ -34,6 +34,8 @@ describe('X-Data-Attribution on every answer built from the IP data', () => {
       assert.equal(response.statusCode, 200, response.body.slice(0, 100));
       assert.equal(response.headers['x-data-attribution'], credit, response.body.slice(0, 100));
     }
+    // `/ip` repeats the caller's address and reads no data (issue 28, item 2): it credits nothing.
+    assert.equal((await app.inject({ url: '/ip' })).headers['x-data-attribution'], undefined);
   });
 
   it('is documented on each of those operations', async () => {
