@@ -29,8 +29,10 @@ export function escapeControlCharacters(text: string): string {
  * character: the escape changes nothing a JSON reader sees.
  */
 const RAW_IN_JSON = /[\u007f-\u009f]/g;
+const HAS_RAW_IN_JSON = /[\u007f-\u009f]/;
 
 export function escapeControlCharactersInJson(json: string): string {
+  if (!HAS_RAW_IN_JSON.test(json)) return json;
   return json.replace(RAW_IN_JSON, (control) => `\\u00${control.charCodeAt(0).toString(16)}`);
 }
 
