@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Resolver } from '../../dns/resolver.ts';
 import type { TargetPolicy } from '../../dns/target-policy.ts';
+import { hookList } from '../../http/route-config.ts';
 import { createHelperSpawner } from '../spawn/spawn-helper.ts';
 import { createSpawnTurns } from '../spawn/spawn-turns.ts';
 import type { Spawner } from '../spawn/spawner.ts';
@@ -36,8 +37,11 @@ export function createProbeRouteDeps(
     streamCounts: StreamCounts;
   },
 ): ProbeRouteDeps {
-  // On the root, so it runs before the rate limiter's per-route hook: a reconnect costs nothing.
-  app.addHook('onRequest', answerFinishedStreams);
+  // First among each stream route's own hooks, ahead of the rate limiter's (whose onRoute, registered
+  // earlier, has already put its hook there): a reconnect costs nothing, and no other route pays.
+  app.addHook('onRoute', (route) => {
+    if (route.config?.stream === true) route.onRequest = [answerFinishedStreams, ...hookList(route.onRequest)];
+  });
   // The tools are started by a small helper process (see spawn-helper.ts), unless a test injects its own.
   let spawner = options.spawner;
   if (!spawner) {
