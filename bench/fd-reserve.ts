@@ -3,8 +3,8 @@
 // address (127.0.<i>.<j>, so per-client caps do not hide the global one), against the service run
 // with a small open-files limit (`ulimit -n`, both soft and hard, so Node cannot raise it). While they
 // hang, the bench samples the server's open descriptors (/proc/<pid>/fd) and times /healthz every
-// 50 ms from another address. Baseline in the same run: the same service from BASELINE_TREE (default
-// /work/main, the code before the caps); then this tree.
+// 50 ms from another address. Baseline in the same run: the same service from BASELINE_TREE (a
+// checkout of the code before the caps, e.g. `git worktree add ../before 139214f`); then this tree.
 //   BENCH_N (default 600) checks, BENCH_NOFILE (default 2048) the child's limit, BENCH_HOLD_MS (default
 //   5000) TLS_TIMEOUT_MS, i.e. how long each check hangs. Loopback only; bounded in count and time.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -19,8 +19,13 @@ import { NO_DOWNLOADS_ENV } from '../test/support/no-downloads.ts';
 const N = Number(process.env.BENCH_N ?? 600);
 const NOFILE = Number(process.env.BENCH_NOFILE ?? 2048);
 const HOLD_MS = Number(process.env.BENCH_HOLD_MS ?? 5000);
+const baseline = process.env.BASELINE_TREE;
+if (!baseline) {
+  console.error('BASELINE_TREE: the checkout to compare against (e.g. git worktree add ../before 139214f)');
+  process.exit(2);
+}
 const TREES = [
-  { name: 'before', root: process.env.BASELINE_TREE ?? '/work/main' },
+  { name: 'before', root: path.resolve(baseline) },
   { name: 'after', root: path.resolve(import.meta.dirname, '..') },
 ];
 

@@ -1,16 +1,21 @@
 // `node bench/questions-per-unit.ts`: issue 28, item 11. DNS questions a /mail or /blacklist call asks
 // (counted by the fake DNS server on loopback, the service's DNS cache off so every question reaches
 // it) against the requests it costs (the fall of X-RateLimit-Remaining, the next request included,
-// minus that one). Baseline in the same run: the app of BASELINE_TREE (default /work/main, before the
-// change), then this tree's.
+// minus that one). Baseline in the same run: the app of BASELINE_TREE (a checkout of the code
+// before the change, e.g. `git worktree add ../before 139214f`), then this tree's.
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { type FakeReply, startFakeDnsServer } from '../test/support/fake-dns-server.ts';
 
 type Answer = NonNullable<FakeReply['answers']>[number];
 
+const baseline = process.env.BASELINE_TREE;
+if (!baseline) {
+  console.error('BASELINE_TREE: the checkout to compare against (e.g. git worktree add ../before 139214f)');
+  process.exit(2);
+}
 const TREES = [
-  { name: 'before', root: process.env.BASELINE_TREE ?? '/work/main' },
+  { name: 'before', root: path.resolve(baseline) },
   { name: 'after', root: path.resolve(import.meta.dirname, '..') },
 ];
 
