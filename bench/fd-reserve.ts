@@ -15,19 +15,12 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../test/support/free-port.ts';
 import { NO_DOWNLOADS_ENV } from '../test/support/no-downloads.ts';
+import { baselineAndThisTree } from './baseline-tree.ts';
 
 const N = Number(process.env.BENCH_N ?? 600);
 const NOFILE = Number(process.env.BENCH_NOFILE ?? 2048);
 const HOLD_MS = Number(process.env.BENCH_HOLD_MS ?? 5000);
-const baseline = process.env.BASELINE_TREE;
-if (!baseline) {
-  console.error('BASELINE_TREE: the checkout to compare against (e.g. git worktree add ../before 139214f)');
-  process.exit(2);
-}
-const TREES = [
-  { name: 'before', root: path.resolve(baseline) },
-  { name: 'after', root: path.resolve(import.meta.dirname, '..') },
-];
+const TREES = baselineAndThisTree();
 
 /** Silent listeners, one per check (identical checks in flight share one), all on 127.0.0.1. */
 async function startSilentServers(count: number) {

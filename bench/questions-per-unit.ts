@@ -6,18 +6,11 @@
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { type FakeReply, startFakeDnsServer } from '../test/support/fake-dns-server.ts';
+import { baselineAndThisTree } from './baseline-tree.ts';
 
 type Answer = NonNullable<FakeReply['answers']>[number];
 
-const baseline = process.env.BASELINE_TREE;
-if (!baseline) {
-  console.error('BASELINE_TREE: the checkout to compare against (e.g. git worktree add ../before 139214f)');
-  process.exit(2);
-}
-const TREES = [
-  { name: 'before', root: path.resolve(baseline) },
-  { name: 'after', root: path.resolve(import.meta.dirname, '..') },
-];
+const TREES = baselineAndThisTree();
 
 const record = (name: string, type: string, data: unknown): Answer =>
   ({ name, type, ttl: 300, class: 'IN', data }) as Answer;
