@@ -1,10 +1,9 @@
-import cluster from 'node:cluster';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { isSecureRequest, requestFacts } from './accounts/account-http.ts';
 import { ACCOUNT_PREFIX } from './accounts/account-paths.ts';
-import { registerAccountRoutes } from './accounts/account-routes.ts';
 import { createAccounts } from './accounts/accounts.ts';
+import { accountPlugin } from './accounts/plugin.ts';
 import { requestHost } from './accounts/session-cookie.ts';
 import { createBlacklistChecker } from './blacklist/checker.ts';
 import { registerBlacklistRoute } from './blacklist/route.ts';
@@ -14,42 +13,31 @@ import { registerDohJsonRoute } from './dns/doh-json-route.ts';
 import { createResolver, type Resolver } from './dns/resolver.ts';
 import { registerDnsRoute } from './dns/route.ts';
 import { createSocketTransport } from './dns/transport.ts';
+import { healthPlugin } from './health/plugin.ts';
 import { createReadiness, type Readiness } from './health/readiness.ts';
-import { registerHealthRoutes } from './health/routes.ts';
 import { COMPRESSION_THRESHOLD_BYTES, registerCompression } from './http/compression.ts';
 import { registerPlainTextEscaping } from './http/control-characters.ts';
 import { registerCors } from './http/cors.ts';
-import {
-  answerClientError,
-  answerConnect,
-  answerFrameworkError,
-  MAX_PATH_PARAMETER_LENGTH,
-  refuseOverlongUrls,
-  registerErrorHandling,
-} from './http/error-handler.ts';
-import { createServiceLogger, registerAccessLog, requestLoggerFactory, ServiceLogController } from './http/logging.ts';
+import { answerConnect, refuseOverlongUrls, registerErrorHandling } from './http/error-handler.ts';
+import { createServiceLogger, registerAccessLog } from './http/logging.ts';
 import { registerOpenApi, registerOpenApiRoute } from './http/openapi.ts';
 import { closeQueryStrings } from './http/query-params.ts';
-import { registerRequestContext, requestIdFor } from './http/request-context.ts';
+import { registerRequestContext } from './http/request-context.ts';
 import { registerAnswerConstraint } from './http/route-config.ts';
-import { compilingOncePerSchema } from './http/serializers.ts';
-import { strictValidators } from './http/validators.ts';
+import { serverOptions } from './http/server-options.ts';
 import { createHttpChecker } from './httpcheck/checker.ts';
 import { HTTP_CHECK_SOCKETS_PER_CALL, registerHttpCheckRoute } from './httpcheck/route.ts';
 import type { IpDataStore } from './ipinfo/data/ip-data-store.ts';
-import { registerIpFamilyRoute } from './ipinfo/ip-family-route.ts';
-import { registerIpInfo } from './ipinfo/ip-info.ts';
+import { ipInfoPlugin } from './ipinfo/plugin.ts';
+import { createIpInfoServices } from './ipinfo/services.ts';
 import type { CallerResolver } from './limits/caller.ts';
-import { deriveUpstreamCaps, processOpenFilesLimit } from './limits/descriptors.ts';
-import type { InFlightCap } from './limits/in-flight.ts';
 import { createRateLimiter } from './limits/limiter.ts';
 import { registerRateLimiting } from './limits/rate-limit-hook.ts';
 import type { RateLimitStore } from './limits/store.ts';
+import { createUpstreamCaps } from './limits/upstream-caps.ts';
 import { createUpstreamCharges } from './limits/upstream-cost.ts';
 import { createMailChecker, MAIL_CHECK_TIME_LIMIT_MS } from './mail/checker.ts';
 import { MAIL_SOCKETS_PER_CALL, registerMailRoute } from './mail/route.ts';
-import { joinClusterMetrics } from './metrics/cluster.ts';
-import { registerHttpMetrics } from './metrics/http-metrics.ts';
 import {
   countedDnsCache,
   countedTtlCache,
@@ -57,22 +45,19 @@ import {
   timedDnsTransport,
   timedTlsChecker,
 } from './metrics/instrument.ts';
-import { closeMetricsListener, startMetricsListener } from './metrics/listener.ts';
-import { type Metrics, noMetrics } from './metrics/metrics.ts';
-import { createPrometheusMetrics } from './metrics/prometheus.ts';
+import { startMetrics } from './metrics/setup.ts';
 import { registerMtrRoute } from './probes/mtr/route.ts';
 import { registerPingRoute } from './probes/ping/route.ts';
 import type { Spawner } from './probes/spawn/spawner.ts';
 import { createProbeRouteDeps } from './probes/stream/deps.ts';
-import { createStreamSlots } from './probes/stream/slots.ts';
 import { registerTracerouteRoute } from './probes/traceroute/route.ts';
 import { createSharedState } from './scale/shared-state.ts';
 import { openRepository } from './storage/open.ts';
 import type { AccountRepository } from './storage/repository.ts';
-import { registerTextRoutes } from './text/text-routes.ts';
+import { textPlugin } from './text/plugin.ts';
 import { createTlsChecker } from './tls/inspect.ts';
 import { registerSslRoute, SSL_SOCKETS_PER_CALL } from './tls/route.ts';
-import { DASHBOARD_PATH, registerDashboard } from './web/dashboard-routes.ts';
+import { DASHBOARD_PATH, dashboardPlugin } from './web/dashboard-plugin.ts';
 import { createAssetStore } from './web/site/assets.ts';
 import { registerSite } from './web/site/routes.ts';
 import { buildWhoisService } from './whois/build.ts';
@@ -118,55 +103,10 @@ declare module 'fastify' {
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<FastifyInstance> {
   const now = deps.now ?? Date.now;
   const logger = createServiceLogger(config.logLevel, deps.logStream);
-  // Metrics first: a METRICS_PORT that is taken stops the start before anything else is opened.
-  // With METRICS_PORT=0 nothing is counted at all; a worker (WORKERS > 1) counts, and the
-  // supervisor's listener sums every worker's registry (server.ts).
-  const prometheus = config.metricsPort === 0 ? null : createPrometheusMetrics(now);
-  const metrics: Metrics = prometheus?.metrics ?? noMetrics;
-  let metricsListener: Awaited<ReturnType<typeof startMetricsListener>> | null = null;
-  if (prometheus !== null) {
-    if (cluster.isWorker) joinClusterMetrics(prometheus.registry);
-    else {
-      const { registry } = prometheus;
-      metricsListener = await startMetricsListener(config, async () => ({
-        contentType: registry.contentType,
-        body: await registry.metrics(),
-      }));
-    }
-  }
-  const app = Fastify({
-    // The service's logger is installed below, not handed to Fastify: see http/logging.ts for why.
-    logger: false,
-    logController: new ServiceLogController(),
-    childLoggerFactory: requestLoggerFactory(logger),
-    genReqId: requestIdFor,
-    requestIdHeader: false,
-    return503OnClosing: true,
-    frameworkErrors: answerFrameworkError,
-    clientErrorHandler: answerClientError(logger),
-    routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
-    forceCloseConnections: 'idle',
-    // A request whose headers or body never finish arriving would otherwise hold its socket for
-    // ever (Fastify's default of 0 replaces Node's 300 s). Given to Node's server at construction:
-    // Fastify sets `requestTimeout` on the server afterwards, which Node's check does not follow
-    // (measured: a 1 s limit set that way answered after 60 s). Node checks open requests every
-    // `connectionsCheckingInterval` (30 s by default): at a tenth of the limit, at most every second,
-    // a slow request is answered 408 within about 1.1x the limit.
-    requestTimeout: config.requestTimeoutMs,
-    http: {
-      requestTimeout: config.requestTimeoutMs,
-      connectionsCheckingInterval: Math.min(1000, Math.ceil(config.requestTimeoutMs / 10)),
-    },
-    schemaController: {
-      compilersFactory: { buildSerializer: compilingOncePerSchema(), buildValidator: strictValidators() },
-    },
-  });
+  const { metrics, attach: attachMetrics } = await startMetrics(config, now);
+  const app = Fastify(serverOptions(config, logger));
   app.log = logger;
-  if (metricsListener !== null) {
-    const listener = metricsListener;
-    app.addHook('onClose', async () => closeMetricsListener(listener));
-  }
-  if (prometheus !== null) registerHttpMetrics(app, prometheus);
+  attachMetrics(app);
   app.server.on('connect', answerConnect(logger));
   registerAccessLog(app, logger);
 
@@ -233,8 +173,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       transport: timedDnsTransport(createSocketTransport(), metrics),
     });
 
-  // What holds upstream sockets is capped in flight, the caps fitted under the open-files limit.
-  const upstream = deriveUpstreamCaps(
+  const inFlightCap = createUpstreamCaps(
     {
       ssl: {
         maxInFlight: config.tlsMaxInFlight,
@@ -257,36 +196,21 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
         socketsPerCall: WHOIS_SOCKETS_PER_CALL,
       },
     },
-    deps.openFilesLimit === undefined ? processOpenFilesLimit() : deps.openFilesLimit,
-    config.fdReserve,
+    { openFilesLimit: deps.openFilesLimit, fdReserve: config.fdReserve, now, log: app.log },
   );
-  if (upstream.reduced) {
-    app.log.warn(
-      { caps: upstream.caps, budget: upstream.budget },
-      'in-flight caps lowered to fit the open-files limit minus FD_RESERVE',
-    );
-  }
-  const inFlightCap = (name: keyof typeof upstream.caps, what: string, holdMs: number): InFlightCap => ({
-    what,
-    holdMs,
-    now,
-    slots: createStreamSlots({
-      maxConcurrent: upstream.caps[name].maxInFlight,
-      maxPerClient: upstream.caps[name].maxPerClient,
-    }),
-  });
 
-  // Capabilities: each registers its own routes.
-  registerHealthRoutes(app, app.readiness);
-  registerIpFamilyRoute(app, now);
-  const ipInfo = registerIpInfo(app, config, {
+  const ipInfo = createIpInfoServices(app, config, {
     resolver,
+    store: deps.ipData,
     onAnswerCache: (hit) => metrics.cache('json', hit),
     onDataDownload: (outcome, seconds) => metrics.upstream('data_download', outcome, seconds),
-    ...(deps.ipData ? { store: deps.ipData } : {}),
   });
   metrics.watchDataSources(() => ipInfo.store.current?.sources ?? []);
-  registerTextRoutes(app, ipInfo);
+
+  // Capabilities: one plugin each, loaded in this order when the app is ready.
+  app.register(healthPlugin, { readiness: app.readiness });
+  app.register(ipInfoPlugin, { services: ipInfo, now });
+  app.register(textPlugin, { ip: ipInfo });
   registerDnsRoute(app, resolver);
   registerDohJsonRoute(app, resolver);
   registerBlacklistRoute(
@@ -365,9 +289,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     config.httpCheckPorts,
     inFlightCap('http', '/http checks', config.httpCheckTimeoutMs),
   );
-  await registerAccountRoutes(app, accounts);
+  app.register(accountPlugin, { accounts });
   const siteAssets = createAssetStore();
-  registerDashboard(app, accounts, siteAssets);
+  app.register(dashboardPlugin, { accounts, site: siteAssets });
   registerSite(app, {
     assets: siteAssets,
     trustProxy: config.trustProxy,

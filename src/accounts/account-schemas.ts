@@ -120,3 +120,96 @@ export const CreatedKey = Type.Object({
 });
 
 export const KeyIdParams = Type.Object({ id: Type.String({ pattern: ID_PATTERN }) });
+
+const JSON_BODY =
+  'The body is a JSON object whose fields have the documented types (no coercion: a number is not taken for a string).';
+
+export const signupRouteSchema = {
+  summary: 'Create an account (plan free) and sign in.',
+  security: [],
+  description: `Sets the session cookie. The email is normalised (trimmed, lower case, domain in punycode). At most 10 sign-ups per client per hour. ${JSON_BODY}`,
+  operationId: 'signUp',
+  tags: ['account'],
+  body: Credentials,
+  response: {
+    201: accountResponse(SignedIn, 'Account created; the session cookie is set.'),
+    409: accountError('An account with this email exists.'),
+    ...csrfErrors,
+    ...accountErrors,
+  },
+};
+
+export const loginRouteSchema = {
+  summary: 'Sign in: a new session (any previous one of this browser ends).',
+  security: [],
+  description: `An unknown email and a wrong password get the same 401, in the same time (an unknown email still costs a full hash). Attempts are limited to 20 per client and 10 per email in each 15 minutes (429 with Retry-After); the per-email limit counts every attempt, the right password too, so it never tells a guesser when they were right. ${JSON_BODY}`,
+  operationId: 'login',
+  tags: ['account'],
+  body: Credentials,
+  response: {
+    200: accountResponse(SignedIn, 'Signed in; the session cookie is set.'),
+    401: accountError('The email or the password is incorrect.'),
+    403: accountError('The account is disabled, or the request looks cross-site.'),
+    ...accountErrors,
+  },
+};
+
+export const logoutRouteSchema = {
+  summary: 'End the session.',
+  security: [{ sessionCookie: [], csrfToken: [] }],
+  description: 'Needs the session’s X-CSRF-Token. Without a live session it only clears the cookie.',
+  operationId: 'logout',
+  tags: ['account'],
+  response: {
+    204: { description: 'Signed out; the cookie is cleared.', type: 'null' },
+    ...csrfErrors,
+    ...accountErrors,
+  },
+};
+
+export const accountRouteSchema = {
+  summary: 'The signed-in account: plan, limits, usage and key quota.',
+  security: [{ sessionCookie: [] }],
+  operationId: 'getAccount',
+  tags: ['account'],
+  response: { 200: accountResponse(AccountView, 'The account.'), ...sessionErrors, ...accountErrors },
+};
+
+export const keyListRouteSchema = {
+  summary: 'The account’s active API keys (never the keys themselves).',
+  security: [{ sessionCookie: [] }],
+  operationId: 'getApiKeys',
+  tags: ['account'],
+  response: { 200: accountResponse(KeyList, 'Active keys, oldest first.'), ...sessionErrors, ...accountErrors },
+};
+
+export const newKeyRouteSchema = {
+  summary: 'Create an API key: the answer is the only time the key is shown.',
+  security: [{ sessionCookie: [], csrfToken: [] }],
+  description: `Needs the session’s X-CSRF-Token. Free accounts may have 5 active keys, Pro 20; one more is a 403 naming the quota. ${JSON_BODY}`,
+  operationId: 'createApiKey',
+  tags: ['account'],
+  body: NewKeyRequest,
+  response: {
+    201: accountResponse(CreatedKey, 'The new key, with `key` shown this once.'),
+    ...sessionErrors,
+    403: accountError('Key quota reached (the body carries `quota`), or the request looks cross-site.'),
+    ...accountErrors,
+  },
+};
+
+export const revokeKeyRouteSchema = {
+  summary: 'Revoke an API key: refused (401) from the next request on.',
+  security: [{ sessionCookie: [], csrfToken: [] }],
+  description: 'Needs the session’s X-CSRF-Token.',
+  operationId: 'deleteApiKey',
+  tags: ['account'],
+  params: KeyIdParams,
+  response: {
+    204: { description: 'Revoked.', type: 'null' },
+    ...sessionErrors,
+    ...csrfErrors,
+    404: accountError('No active key of this account has this id.'),
+    ...accountErrors,
+  },
+};

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { apiErrors } from '../http/errors.ts';
 import { publicCaller } from '../limits/caller.ts';
 import {
@@ -11,16 +11,7 @@ import {
 } from './account-http.ts';
 import { emailSubject } from './account-limits.ts';
 import { ACCOUNT_PREFIX } from './account-paths.ts';
-import {
-  AccountView,
-  accountError,
-  accountErrors,
-  accountResponse,
-  Credentials,
-  csrfErrors,
-  SignedIn,
-  sessionErrors,
-} from './account-schemas.ts';
+import { accountRouteSchema, loginRouteSchema, logoutRouteSchema, signupRouteSchema } from './account-schemas.ts';
 import type { Accounts } from './accounts.ts';
 import { normaliseEmail } from './email.ts';
 import { iso } from './key-routes.ts';
@@ -35,30 +26,13 @@ const credentialRules = {
 };
 
 /** Sign-up, login, logout and the signed-in account (GET): the routes of a browser session. */
-export function registerSessionRoutes(scope: FastifyInstance, accounts: Accounts): void {
+export const sessionRoutes: FastifyPluginAsyncTypebox<{ accounts: Accounts }> = async (scope, { accounts }) => {
   scope.post(
     `${ACCOUNT_PREFIX}/signup`,
-    {
-      attachValidation: true,
-      bodyLimit: BODY_LIMIT,
-      schema: {
-        summary: 'Create an account (plan free) and sign in.',
-        security: [],
-        description:
-          'Sets the session cookie. The email is normalised (trimmed, lower case, domain in punycode). At most 10 sign-ups per client per hour.',
-        tags: ['account'],
-        body: Credentials,
-        response: {
-          201: accountResponse(SignedIn, 'Account created; the session cookie is set.'),
-          409: accountError('An account with this email exists.'),
-          ...csrfErrors,
-          ...accountErrors,
-        },
-      },
-    },
+    { attachValidation: true, bodyLimit: BODY_LIMIT, schema: signupRouteSchema },
     async (request, reply) => {
       throwIfInvalid(request, credentialRules);
-      const body = request.body as { email: string; password: string };
+      const { body } = request;
       const email = normaliseEmail(body.email);
       if (!email.ok) throw apiErrors.invalidField('email address', email.reason);
       const problem = passwordProblem(body.password, email.email);
@@ -74,27 +48,10 @@ export function registerSessionRoutes(scope: FastifyInstance, accounts: Accounts
 
   scope.post(
     `${ACCOUNT_PREFIX}/login`,
-    {
-      attachValidation: true,
-      bodyLimit: BODY_LIMIT,
-      schema: {
-        summary: 'Sign in: a new session (any previous one of this browser ends).',
-        security: [],
-        description:
-          'An unknown email and a wrong password get the same 401, in the same time. Attempts are limited to 20 per client and 10 per email in each 15 minutes (429 with Retry-After).',
-        tags: ['account'],
-        body: Credentials,
-        response: {
-          200: accountResponse(SignedIn, 'Signed in; the session cookie is set.'),
-          401: accountError('The email or the password is incorrect.'),
-          403: accountError('The account is disabled, or the request looks cross-site.'),
-          ...accountErrors,
-        },
-      },
-    },
+    { attachValidation: true, bodyLimit: BODY_LIMIT, schema: loginRouteSchema },
     async (request, reply) => {
       throwIfInvalid(request, credentialRules);
-      const body = request.body as { email: string; password: string };
+      const { body } = request;
       const email = normaliseEmail(body.email);
       if (!email.ok) throw apiErrors.invalidCredentials();
       await throttle(
@@ -113,57 +70,30 @@ export function registerSessionRoutes(scope: FastifyInstance, accounts: Accounts
     },
   );
 
-  scope.post(
-    `${ACCOUNT_PREFIX}/logout`,
-    {
-      schema: {
-        summary: 'End the session.',
-        security: [{ sessionCookie: [], csrfToken: [] }],
-        description: 'Needs the session’s X-CSRF-Token. Without a live session it only clears the cookie.',
-        tags: ['account'],
-        response: {
-          204: { description: 'Signed out; the cookie is cleared.', type: 'null' },
-          ...csrfErrors,
-          ...accountErrors,
-        },
-      },
-    },
-    async (request, reply) => {
-      const session = await currentSession(accounts, request);
-      if (session) {
-        requireCsrfToken(accounts, request, session);
-        await accounts.sessions.end(session.id);
-      }
-      reply.header('set-cookie', expiredSessionCookie(isSecureRequest(accounts, request)));
-      return reply.code(204).send();
-    },
-  );
+  scope.post(`${ACCOUNT_PREFIX}/logout`, { schema: logoutRouteSchema }, async (request, reply) => {
+    const session = await currentSession(accounts, request);
+    if (session) {
+      requireCsrfToken(accounts, request, session);
+      await accounts.sessions.end(session.id);
+    }
+    reply.header('set-cookie', expiredSessionCookie(isSecureRequest(accounts, request)));
+    return reply.code(204).send();
+  });
 
-  scope.get(
-    ACCOUNT_PREFIX,
-    {
-      schema: {
-        summary: 'The signed-in account: plan, limits, usage and key quota.',
-        security: [{ sessionCookie: [] }],
-        tags: ['account'],
-        response: { 200: accountResponse(AccountView, 'The account.'), ...sessionErrors, ...accountErrors },
-      },
-    },
-    async (request) => {
-      const session = await requireSession(accounts, request);
-      const overview = await accounts.accountService.overview(session.account);
-      return {
-        email: overview.email,
-        plan: overview.plan,
-        created_at: iso(overview.createdAt),
-        limits: overview.limits,
-        usage: overview.usage,
-        keys: overview.keys,
-        csrf_token: session.csrfToken,
-      };
-    },
-  );
-}
+  scope.get(ACCOUNT_PREFIX, { schema: accountRouteSchema }, async (request) => {
+    const session = await requireSession(accounts, request);
+    const overview = await accounts.accountService.overview(session.account);
+    return {
+      email: overview.email,
+      plan: overview.plan,
+      created_at: iso(overview.createdAt),
+      limits: overview.limits,
+      usage: overview.usage,
+      keys: overview.keys,
+      csrf_token: session.csrfToken,
+    };
+  });
+};
 
 export async function throttle(
   accounts: Accounts,

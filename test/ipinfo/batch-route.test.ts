@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Resolver } from '../../src/dns/resolver.ts';
-import { batchCost, parseBatchBody } from '../../src/ipinfo/batch-route.ts';
-import { BATCH_HOSTNAME_CONCURRENCY } from '../../src/ipinfo/ip-info.ts';
+import { batchCost, parseBatchBody } from '../../src/ipinfo/batch.ts';
+import { BATCH_HOSTNAME_CONCURRENCY } from '../../src/ipinfo/schema.ts';
 import { buildTestApp } from '../support/app.ts';
 import { createFakeResolver } from '../support/fake-resolver.ts';
 

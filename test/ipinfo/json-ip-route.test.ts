@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Answer } from 'dns-packet';
 import type { FastifyInstance } from 'fastify';
 import { formatServer } from '../../src/dns/servers.ts';
-import { IP_FIELD_NAMES } from '../../src/ipinfo/json-route.ts';
+import { IP_FIELD_NAMES } from '../../src/ipinfo/json-answer.ts';
 import { buildTestApp } from '../support/app.ts';
 import { type FakeDnsServer, recordsHandler, startFakeDnsServer } from '../support/fake-dns-server.ts';
 import { mmdbPath } from '../support/mmdb-fixtures.ts';

@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config.ts';
 import { ipDataPaths } from '../../src/ipinfo/data/data-files.ts';
 import type { IpDataStore } from '../../src/ipinfo/data/ip-data-store.ts';
-import { createIpDataStoreFromConfig } from '../../src/ipinfo/ip-info.ts';
+import { createIpDataStoreFromConfig } from '../../src/ipinfo/services.ts';
 import { runDataUpdate } from '../../src/ipinfo/updater/run-update.ts';
 import type { UpdatePlan } from '../../src/ipinfo/updater/update-plan.ts';
 import { buildTestApp } from '../support/app.ts';

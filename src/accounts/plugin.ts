@@ -1,3 +1,4 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { type ApiError, apiErrors } from '../http/errors.ts';
@@ -5,8 +6,8 @@ import { publicCaller } from '../limits/caller.ts';
 import { crossSiteReason } from './account-http.ts';
 import { ACCOUNT_PATHS, ACCOUNT_PREFIX } from './account-paths.ts';
 import type { Accounts } from './accounts.ts';
-import { registerKeyRoutes } from './key-routes.ts';
-import { registerSessionRoutes } from './session-routes.ts';
+import { keyRoutes } from './key-routes.ts';
+import { sessionRoutes } from './session-routes.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -15,37 +16,39 @@ declare module 'fastify' {
   }
 }
 
+export interface AccountPluginOptions {
+  accounts: Accounts;
+}
+
 /**
  * The account API: cookie sessions, its own abuse limits instead of the tier limits (the tier hook
- * skips ACCOUNT_PREFIX), JSON bodies only, cross-site state changes refused.
+ * skips ACCOUNT_PREFIX), JSON bodies only, cross-site state changes refused. A plugin's hooks run for
+ * its own routes only.
  */
-export async function registerAccountRoutes(app: FastifyInstance, accounts: Accounts): Promise<void> {
-  // Encapsulated: these hooks run for the account API's routes only, not for every API request.
-  await app.register(async (scope) => {
-    registerAccountApiLimit(scope, accounts);
-    scope.addHook('onRequest', async (request) => {
-      if (request.method !== 'POST' && request.method !== 'DELETE') return;
-      if (request.routeOptions.config.methodGuard) return;
-      const reason = crossSiteReason(accounts, request);
-      if (reason) throw apiErrors.csrfRejected(reason);
-      if (hasBody(request) && !isJson(request.headers['content-type'])) throw apiErrors.unsupportedMediaType();
-    });
-    scope.addHook('onSend', async (_request, reply) => {
-      reply.header('cache-control', 'no-store');
-    });
-    scope.removeContentTypeParser('application/json');
-    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-      try {
-        done(null, parseJsonBody(body as string));
-      } catch (error) {
-        done(error as ApiError, undefined);
-      }
-    });
-    registerSessionRoutes(scope, accounts);
-    registerKeyRoutes(scope, accounts);
-    registerMethodGuards(scope);
+export const accountPlugin: FastifyPluginAsyncTypebox<AccountPluginOptions> = async (app, { accounts }) => {
+  registerAccountApiLimit(app, accounts);
+  app.addHook('onRequest', async (request) => {
+    if (request.method !== 'POST' && request.method !== 'DELETE') return;
+    if (request.routeOptions.config.methodGuard) return;
+    const reason = crossSiteReason(accounts, request);
+    if (reason) throw apiErrors.csrfRejected(reason);
+    if (hasBody(request) && !isJson(request.headers['content-type'])) throw apiErrors.unsupportedMediaType();
   });
-}
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+  });
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (error) {
+      done(error as ApiError, undefined);
+    }
+  });
+  app.register(sessionRoutes, { accounts });
+  app.register(keyRoutes, { accounts });
+  registerMethodGuards(app);
+};
 
 /**
  * Counts every account API request per client, with the usual headers; 404s under the prefix too,

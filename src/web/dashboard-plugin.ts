@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
 import { currentSession, isSecureRequest, requestFacts } from '../accounts/account-http.ts';
 import type { Accounts } from '../accounts/accounts.ts';
 import { requestHost } from '../accounts/session-cookie.ts';
@@ -46,8 +48,8 @@ function loadAssets(): Map<string, Asset> {
   return assets;
 }
 
-/** The dashboard's page headers (CSP, no framing, no-store), also used by the front page. */
-export function pageHeaders(reply: FastifyReply): FastifyReply {
+/** The dashboard's page headers (CSP, no framing, no-store). */
+function pageHeaders(reply: FastifyReply): FastifyReply {
   return reply
     .type('text/html; charset=utf-8')
     .header('cache-control', 'no-store')
@@ -57,8 +59,20 @@ export function pageHeaders(reply: FastifyReply): FastifyReply {
     .header('referrer-policy', 'same-origin');
 }
 
+export interface DashboardPluginOptions {
+  accounts: Accounts;
+  site: AssetStore;
+}
+
+const AssetRequest = {
+  hide: true,
+  params: Type.Object({ name: Type.String() }),
+  // Any value is taken: one that is not the current version is answered `no-cache`.
+  querystring: Type.Object({ v: Type.Optional(Type.Unknown()) }),
+};
+
 /** `/dashboard`: server-rendered pages over the account services, plus their two static files. */
-export function registerDashboard(app: FastifyInstance, accounts: Accounts, site: AssetStore): AssetUrls {
+export const dashboardPlugin: FastifyPluginAsyncTypebox<DashboardPluginOptions> = async (app, { accounts, site }) => {
   const assets = loadAssets();
   const assetUrl = (name: string) => `${DASHBOARD_PATH}/assets/${name}?v=${assets.get(name)?.version ?? ''}`;
   const urls: AssetUrls = { css: assetUrl('dashboard.css'), js: assetUrl('dashboard.js') };
@@ -79,14 +93,13 @@ export function registerDashboard(app: FastifyInstance, accounts: Accounts, site
 
   app.get(
     `${DASHBOARD_PATH}/assets/:name`,
-    { schema: { hide: true }, config: { openQueryString: true } },
+    { schema: AssetRequest, config: { openQueryString: true } },
     async (request, reply) => {
-      const { name } = request.params as { name: string };
-      const asset = assets.get(name);
+      const asset = assets.get(request.params.name);
       if (!asset) throw apiErrors.notFound('GET', request.url.split('?')[0] ?? request.url);
       // Weak: the same tag covers the file and its gzip and brotli encodings (http/compression.ts).
       const etag = `W/"${asset.version}"`;
-      const versioned = (request.query as { v?: string }).v === asset.version;
+      const versioned = request.query.v === asset.version;
       reply
         .type(asset.type)
         .header('etag', etag)
@@ -96,5 +109,4 @@ export function registerDashboard(app: FastifyInstance, accounts: Accounts, site
       return reply.send(asset.body);
     },
   );
-  return urls;
-}
+};

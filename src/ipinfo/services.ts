@@ -1,14 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import type { Resolver } from '../dns/resolver.ts';
-import { createHostnameLookup, queuedHostnameLookup, type SharedHostnameLookup } from './answers/hostname.ts';
+import {
+  createHostnameLookup,
+  type HostnameLookup,
+  queuedHostnameLookup,
+  type SharedHostnameLookup,
+} from './answers/hostname.ts';
 import { createIpAnswers, type IpAnswers } from './answers/ip-answers.ts';
-import { registerAsnRoute } from './asn-route.ts';
-import { registerBatchRoute } from './batch-route.ts';
 import { ipDataPaths, type SourceId } from './data/data-files.ts';
 import { loadIpData } from './data/ip-data.ts';
 import { createIpDataStore, type IpDataLog, type IpDataStore } from './data/ip-data-store.ts';
 import { type DownloadOutcome, scheduleDataRefresh } from './data-refresh.ts';
-import { type IpAnswerSender, registerJsonRoute } from './json-route.ts';
+import { createJsonSender, type IpAnswerSender } from './json-answer.ts';
+import { BATCH_HOSTNAME_CONCURRENCY } from './schema.ts';
 import { type UpdatePlanConfig, updatePlanFromConfig } from './updater/update-plan.ts';
 
 /** The IP capability's slice of the configuration. */
@@ -19,7 +23,6 @@ export interface IpInfoConfig extends UpdatePlanConfig {
   readonly hostnameTimeoutMs: number;
 }
 
-/** How often the store looks for a new manifest from `npm run data:update`. */
 const WATCH_INTERVAL_MS = 5_000;
 
 /** The store the composition root builds from config (tests build their own). */
@@ -53,37 +56,27 @@ function feedsTurnedOff(config: UpdatePlanConfig): SourceId[] {
   return (Object.keys(urls) as SourceId[]).filter((id) => urls[id] === null);
 }
 
-/** What the IP routes share with the plain-text paths (src/text/). */
+/** What the IP and text plugins share. */
 export interface IpInfoServices {
   readonly store: IpDataStore;
   readonly answers: IpAnswers;
-  readonly lookupHostname: SharedHostnameLookup;
-  /** Sends what /api/v1/json answers about an address (GET /json uses it). */
   readonly sendJson: IpAnswerSender;
+  /** The hostname lookup a batch uses: shared with /api/v1/json's, queued. */
+  readonly batchHostnameLookup: HostnameLookup;
 }
 
 /**
- * Reverse lookups a batch may have running at once, across all batches (joining one already in
- * flight takes no slot). 32 keeps a 1,000-address batch from flooding the resolver while a batch
- * of 1,000 fresh addresses still finishes in about 1000 / 32 x the resolver's time per lookup.
+ * The IP data and its lifecycle: loading starts when the server starts listening (or on the first
+ * request of an app that never listens), readiness reports it, the store follows new data, and with
+ * DATA_REFRESH_HOURS the service runs the updater itself (data-refresh.ts).
  */
-export const BATCH_HOSTNAME_CONCURRENCY = 32;
-
-/**
- * /api/v1/json, /json/{ip}, /asn/{asn} and /batch, and their data's lifecycle: loading starts when
- * the server starts listening (or on the first request of an app that never listens), readiness
- * reports it, the store follows new data, and with DATA_REFRESH_HOURS the service runs the updater
- * itself (data-refresh.ts).
- */
-export function registerIpInfo(
+export function createIpInfoServices(
   app: FastifyInstance,
   config: IpInfoConfig,
   deps: {
     resolver: Pick<Resolver, 'reverse'>;
-    store?: IpDataStore;
-    /** Told of every /json answer-cache lookup (the metrics). */
+    store?: IpDataStore | undefined;
     onAnswerCache?: (hit: boolean) => void;
-    /** Told of each source the data refresh downloads (the metrics). */
     onDataDownload?: (outcome: DownloadOutcome, seconds: number) => void;
   },
 ): IpInfoServices {
@@ -100,8 +93,10 @@ export function registerIpInfo(
   });
   const lookupHostname = createHostnameLookup({ resolver: deps.resolver, timeoutMs: config.hostnameTimeoutMs });
   const answers = createIpAnswers(lookupHostname, deps.onAnswerCache);
-  const sendJson = registerJsonRoute(app, store, answers);
-  registerAsnRoute(app, store);
-  registerBatchRoute(app, store, queuedHostnameLookup(lookupHostname, BATCH_HOSTNAME_CONCURRENCY));
-  return { store, answers, lookupHostname, sendJson };
+  return {
+    store,
+    answers,
+    sendJson: createJsonSender(store, answers),
+    batchHostnameLookup: queuedHostnameLookup(lookupHostname, BATCH_HOSTNAME_CONCURRENCY),
+  };
 }

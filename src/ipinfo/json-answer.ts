@@ -1,0 +1,72 @@
+import type { FastifyReply } from 'fastify';
+import { apiErrors } from '../http/errors.ts';
+import { CALLER_SPECIFIC_CACHE_CONTROL } from '../http/schemas.ts';
+import { type IpAnswer, type IpAnswers, type IpInfo, serializeIpInfo, snapshotOf } from './answers/ip-answers.ts';
+import { IpInfoBody } from './answers/json-schema.ts';
+import { creditData } from './attribution.ts';
+import type { IpData } from './data/ip-data.ts';
+import type { IpDataStore } from './data/ip-data-store.ts';
+import { fieldPaths, parseFields, pickFields } from './fields.ts';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Every name `fields` accepts on the /json routes. */
+export const IP_FIELD_NAMES: readonly string[] = fieldPaths(IpInfoBody);
+const IP_FIELDS = new Set(IP_FIELD_NAMES);
+
+/** The parsed `fields` parameter, or undefined for the whole answer; a 400 for names no answer has. */
+export function selectedFields(text: string | undefined, valid: ReadonlySet<string> = IP_FIELDS) {
+  if (text === undefined) return undefined;
+  const selection = parseFields(text, valid);
+  if (!selection.ok) throw apiErrors.unknownFields(selection.unknown, [...valid]);
+  return selection.paths;
+}
+
+/** Sends the /json answer about `ip`: the cached JSON, or with `mappedFrom` and only `fields`. */
+export type IpAnswerSender = (
+  ip: string,
+  mappedFrom: string | undefined,
+  fields: readonly string[][] | undefined,
+  reply: FastifyReply,
+) => FastifyReply | Promise<FastifyReply>;
+
+/** What /api/v1/json, /api/v1/json/{ip} and the text face's /json send. */
+export function createJsonSender(store: IpDataStore, answers: IpAnswers): IpAnswerSender {
+  return answerAbout;
+
+  /** A repeat is answered synchronously: no promise on the hot path. */
+  function answerAbout(
+    ip: string,
+    mappedFrom: string | undefined,
+    fields: readonly string[][] | undefined,
+    reply: FastifyReply,
+  ): FastifyReply | Promise<FastifyReply> {
+    // One snapshot for the whole request: every lookup below reads the same data.
+    const data = snapshotOf(store);
+    if (data instanceof Promise) return data.then((loaded) => answerFrom(ip, loaded, mappedFrom, fields, reply));
+    return answerFrom(ip, data, mappedFrom, fields, reply);
+  }
+
+  function answerFrom(
+    ip: string,
+    data: IpData | undefined,
+    mappedFrom: string | undefined,
+    fields: readonly string[][] | undefined,
+    reply: FastifyReply,
+  ): FastifyReply | Promise<FastifyReply> {
+    creditData(reply, data);
+    reply.header('cache-control', CALLER_SPECIFIC_CACHE_CONTROL);
+    reply.type(JSON_TYPE);
+    const made = answers.complete(ip, data);
+    const send = (done: IpAnswer) => reply.send(bodyOf(done, mappedFrom, fields));
+    return made instanceof Promise ? made.then(send) : send(made);
+  }
+}
+
+/** The cached JSON as it is, or the answer with `mappedFrom` and only the selected fields. */
+function bodyOf(made: IpAnswer, mappedFrom: string | undefined, fields: readonly string[][] | undefined): string {
+  if (mappedFrom === undefined && fields === undefined) return made.json;
+  const answer: IpInfo = mappedFrom === undefined ? made.answer : { ...made.answer, mappedFrom };
+  // A selection may leave out what the schema requires, so it is not put through the schema's serializer.
+  return fields === undefined ? serializeIpInfo(answer) : JSON.stringify(pickFields(answer, fields));
+}
