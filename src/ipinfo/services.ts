@@ -1,11 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Resolver } from '../dns/resolver.ts';
-import {
-  createHostnameLookup,
-  type HostnameLookup,
-  queuedHostnameLookup,
-  type SharedHostnameLookup,
-} from './answers/hostname.ts';
+import { createHostnameLookup, type HostnameLookup, queuedHostnameLookup } from './answers/hostname.ts';
 import { createIpAnswers, type IpAnswers } from './answers/ip-answers.ts';
 import { ipDataPaths, type SourceId } from './data/data-files.ts';
 import { loadIpData } from './data/ip-data.ts';
