@@ -14,13 +14,14 @@ export const BATCH_BODY_LIMIT_BYTES = 1_048_576;
  */
 export const BATCH_HOSTNAME_CONCURRENCY = 32;
 
-const DATA_DESCRIPTION = `Fields whose data is missing are omitted, never guessed.
+const DATA_DESCRIPTION = `Fields whose data is missing are omitted, never guessed: with the default data only the datacenter lists
+and the words of the AS name can decide \`type\`, so many addresses have none.
 
 Data: a City database (MaxMind GeoLite2 City shipped with the service, DB-IP City Lite or GeoLite2 once the
 service's refresh (DATA_REFRESH_HOURS, 24 by default) or \`npm run data:update\` downloaded it, or the operator's own GEOIP_CITY_DB), ASN data (ip-location-db's RouteViews + RIR +
 DB-IP ASN Lite compilation, DB-IP ASN Lite or GeoLite2 ASN, or GEOIP_ASN_DB), and security feeds (the Tor
 Project's exit list, X4BNet's VPN and datacenter lists, FireHOL's open-proxy list, an optional GeoIP2
-Anonymous IP database). New data
+Anonymous IP database). The operator's file wins, else what the refresh installed, else the embedded default. New data
 is swapped in while the service runs; one answer always comes from one consistent set.
 
 Attribution: the \`X-Data-Attribution\` header names the sources whose licences ask for credit, e.g.

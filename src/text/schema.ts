@@ -28,7 +28,13 @@ const FREE_ADDRESS_RULE =
 const TEXT_RESPONSES = {
   200: { ...textResponse('The value and a newline.'), headers: attributionResponseHeader },
   400: textResponse('`ip` is not an address, or the query has an unknown parameter: one line saying why.'),
-  404: textResponse('The data has no such value for the address: one line saying so.'),
+  401: {
+    ...textResponse('The API key is malformed, unknown or revoked: one line saying which.'),
+    headers: { 'WWW-Authenticate': commonErrorResponses[401].headers['WWW-Authenticate'] },
+  },
+  404: textResponse(
+    'The data has no such value for the address: one line saying so (`No city is known for 8.8.8.8.`).',
+  ),
   429: {
     ...textResponse(
       'A limit is spent: one line saying which and when it resets, with the X-RateLimit-* and Retry-After headers of the JSON API.',
@@ -36,6 +42,8 @@ const TEXT_RESPONSES = {
     headers: commonErrorResponses[429].headers,
   },
 };
+
+const TEXT_EXAMPLES: Partial<Record<TextPath, string>> = { asn: ': `AS15169`', coordinates: ': `latitude,longitude`' };
 
 const operationName = (path: TextPath) =>
   path
@@ -54,12 +62,12 @@ export const callerAddressRouteSchema = {
   },
 };
 
-/** `/ip` is neither looked up nor counted: no 404, no 429. */
+/** `/ip` is neither looked up nor counted: no 401, 404 or 429. */
 export function textValueRouteSchema(path: TextPath) {
   const free = path === 'ip';
   return {
     summary: `The ${TEXT_VALUES[path].what} of the caller (or of ?ip=), as one line of text`,
-    description: `Plain text for terminals (\`curl host/${path}\`), from the same answer as /api/v1/json; \`?ip=\` parses the address as /api/v1/json/{ip} does.${path === 'hostname' ? ' Only this path waits for the reverse lookup.' : ''} ${
+    description: `Plain text for terminals (\`curl host/${path}\`${TEXT_EXAMPLES[path] ?? ''}), from the same answer as /api/v1/json; \`?ip=\` parses the address as /api/v1/json/{ip} does.${path === 'hostname' ? ' Only this path waits for the reverse lookup.' : ''} ${
       free ? FREE_ADDRESS_RULE : 'Counted against the limits like an /api/v1 request.'
     } ${TEXT_RULES}`,
     operationId: `getText${operationName(path)}`,
