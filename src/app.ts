@@ -159,7 +159,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   });
   metrics.watchRedisFallback(() => app.readiness.report().checks.redis?.state === 'degraded');
 
-  // Shared services every capability receives.
   const resolver =
     deps.resolver ??
     createResolver({

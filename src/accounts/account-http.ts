@@ -44,7 +44,6 @@ export async function requireSession(accounts: Accounts, request: FastifyRequest
   return session;
 }
 
-/** State changes of a session need its CSRF token in X-CSRF-Token. */
 export function requireCsrfToken(accounts: Accounts, request: FastifyRequest, session: ActiveSession): void {
   const header = request.headers['x-csrf-token'];
   const presented = Array.isArray(header) ? undefined : header;

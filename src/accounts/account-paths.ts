@@ -1,5 +1,3 @@
-/** Where the account API lives, and what each of its paths answers. */
-
 export const ACCOUNT_PREFIX = '/api/v1/account';
 
 /** Every path of the account API and the methods it answers (others get 405 with Allow). */

@@ -12,7 +12,6 @@ const accountHeaders = {
   'Cache-Control': { description: 'Always `no-store`: these answers carry tokens and keys.', type: 'string' },
 } as const;
 
-/** A documented response of the account API. */
 export function accountResponse<T extends object>(schema: T, description: string) {
   return { ...schema, description, headers: accountHeaders };
 }

@@ -94,7 +94,6 @@ export const callerSpecificHeaders = {
   },
 } as const;
 
-/** A 200 response schema documented with the rate-limit headers. */
 export function okResponse<T extends object>(schema: T, description: string) {
   return { ...schema, description, headers: rateLimitHeaders };
 }

@@ -7,7 +7,6 @@ import type { IpData } from './data/ip-data.ts';
  */
 export const ATTRIBUTION_HEADER = 'x-data-attribution';
 
-/** The header's entry in a route's OpenAPI response. */
 export const attributionResponseHeader = {
   'X-Data-Attribution': {
     type: 'string',
@@ -20,7 +19,6 @@ export function creditData(reply: FastifyReply, data: IpData | undefined): void 
   if (data !== undefined && data.attribution !== '') reply.header(ATTRIBUTION_HEADER, data.attribution);
 }
 
-/** A 200 response of okResponse's shape, its headers with X-Data-Attribution. */
 export function withAttribution<T extends { headers: object }>(response: T): T {
   return { ...response, headers: { ...response.headers, ...attributionResponseHeader } };
 }

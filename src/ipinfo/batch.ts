@@ -55,7 +55,6 @@ export function parseBatchBody(body: unknown): string[] {
   return items as string[];
 }
 
-/** What a valid batch counts as against the limits: each distinct item once. */
 export function batchCost(items: readonly string[]): number {
   return new Set(items).size;
 }
@@ -109,7 +108,6 @@ export function refuseFieldsThatEmptyAKind(fields: readonly string[][], items: r
   }
 }
 
-/** One item's answer as JSON: an IP answer, an ASN answer, or `{"error"}`. */
 export function answerItem(
   item: string,
   data: IpData | undefined,

@@ -61,7 +61,7 @@ export const DEFAULT_FEED_URLS = {
   datacenterIpv4: 'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/output/datacenter/ipv4.txt',
   datacenterIpv6: 'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/output/datacenter/ipv6.txt',
   datacenterAsn: 'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/input/datacenter/ASN.txt',
-  // FireHOL's aggregate of open-proxy lists (see the README's data table for why this one).
+  // FireHOL's aggregate of open-proxy lists: maintained, one normalised netset, no account or key.
   proxy: 'https://raw.githubusercontent.com/firehol/blocklist-ipsets/master/firehol_proxies.netset',
 } as const;
 

@@ -1,10 +1,3 @@
-/**
- * The `fields` query parameter: which parts of an answer to keep. Names are top-level properties
- * or dotted paths (`location.countryCode`) of the answer schemas, so a name no answer can ever
- * have is refused with the list of valid ones, while a valid name that one answer lacks (an
- * unknown city) is simply absent from it.
- */
-
 interface ObjectSchema {
   properties?: Record<string, ObjectSchema>;
 }

@@ -10,7 +10,6 @@ import { createJsonSender, type IpAnswerSender } from './json-answer.ts';
 import { BATCH_HOSTNAME_CONCURRENCY } from './schema.ts';
 import { type UpdatePlanConfig, updatePlanFromConfig } from './updater/update-plan.ts';
 
-/** The IP capability's slice of the configuration. */
 export interface IpInfoConfig extends UpdatePlanConfig {
   readonly geoipAnonymousDb: string | null;
   readonly geoipConnectionTypeDb: string | null;

@@ -48,7 +48,6 @@ function loadAssets(): Map<string, Asset> {
   return assets;
 }
 
-/** The dashboard's page headers (CSP, no framing, no-store). */
 function pageHeaders(reply: FastifyReply): FastifyReply {
   return reply
     .type('text/html; charset=utf-8')
