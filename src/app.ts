@@ -20,7 +20,7 @@ import { registerPlainTextEscaping } from './http/control-characters.ts';
 import { registerCors } from './http/cors.ts';
 import { answerConnect, refuseOverlongUrls, registerErrorHandling } from './http/error-handler.ts';
 import { createServiceLogger, registerAccessLog } from './http/logging.ts';
-import { registerOpenApi, registerOpenApiRoute } from './http/openapi.ts';
+import { openApiDocumentPlugin, registerOpenApi } from './http/openapi.ts';
 import { closeQueryStrings } from './http/query-params.ts';
 import { registerRequestContext } from './http/request-context.ts';
 import { registerAnswerConstraint } from './http/route-config.ts';
@@ -50,6 +50,7 @@ import { registerMtrRoute } from './probes/mtr/route.ts';
 import { registerPingRoute } from './probes/ping/route.ts';
 import type { Spawner } from './probes/spawn/spawner.ts';
 import { createProbeRouteDeps } from './probes/stream/deps.ts';
+import { createStreamSlots } from './probes/stream/slots.ts';
 import { registerTracerouteRoute } from './probes/traceroute/route.ts';
 import { createSharedState } from './scale/shared-state.ts';
 import { openRepository } from './storage/open.ts';
@@ -104,7 +105,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const now = deps.now ?? Date.now;
   const logger = createServiceLogger(config.logLevel, deps.logStream);
   const { metrics, attach: attachMetrics } = await startMetrics(config, now);
-  const app = Fastify(serverOptions(config, logger));
+  const app = Fastify(serverOptions(config.requestTimeoutMs, logger));
   app.log = logger;
   attachMetrics(app);
   app.server.on('connect', answerConnect(logger));
@@ -195,7 +196,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
         socketsPerCall: WHOIS_SOCKETS_PER_CALL,
       },
     },
-    { openFilesLimit: deps.openFilesLimit, fdReserve: config.fdReserve, now, log: app.log },
+    { openFilesLimit: deps.openFilesLimit, fdReserve: config.fdReserve, now, log: app.log, slots: createStreamSlots },
   );
 
   const ipInfo = createIpInfoServices(app, config, {
@@ -297,9 +298,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     publicIpv4Url: config.publicIpv4Url,
     publicIpv6Url: config.publicIpv6Url,
   });
-  registerOpenApiRoute(app, (request) => ({
-    host: requestHost(requestFacts(request), config.trustProxy),
-    secure: isSecureRequest(accounts, request),
-  }));
+  app.register(openApiDocumentPlugin, {
+    origin: (request) => ({
+      host: requestHost(requestFacts(request), config.trustProxy),
+      secure: isSecureRequest(accounts, request),
+    }),
+  });
   return app;
 }

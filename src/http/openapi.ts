@@ -1,5 +1,5 @@
 import swagger from '@fastify/swagger';
-import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest, FastifySchema } from 'fastify';
 import { Type } from 'typebox';
 import { ifNoneMatchHits, weakEtag } from './etag.ts';
 import { ErrorBody } from './schemas.ts';
@@ -131,7 +131,7 @@ const MAX_CACHED_DOCUMENTS = 16;
  * `GET /api/v1/openapi.json`: the document with its `servers` entry, serialised once per origin,
  * with an ETag; `If-None-Match` with it is a 304. `Vary` names the headers the servers URL is taken from.
  */
-export function registerOpenApiRoute(app: FastifyInstance, origin: RequestOrigin): void {
+export const openApiDocumentPlugin: FastifyPluginAsync<{ origin: RequestOrigin }> = async (app, { origin }) => {
   const documents = new Map<string, { body: string; etag: string }>();
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async (request, reply) => {
     const { host, secure } = origin(request);
@@ -150,4 +150,4 @@ export function registerOpenApiRoute(app: FastifyInstance, origin: RequestOrigin
     if (ifNoneMatchHits(request.headers['if-none-match'], document.etag)) return reply.code(304).send();
     return reply.type('application/json; charset=utf-8').send(document.body);
   });
-}
+};

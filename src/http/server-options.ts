@@ -1,7 +1,6 @@
 import type { Server } from 'node:http';
 import type { FastifyHttpOptions } from 'fastify';
 import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
 import { answerClientError, answerFrameworkError, MAX_PATH_PARAMETER_LENGTH } from './error-handler.ts';
 import { requestLoggerFactory, ServiceLogController } from './logging.ts';
 import { requestIdFor } from './request-context.ts';
@@ -9,7 +8,7 @@ import { compilingOncePerSchema } from './serializers.ts';
 import { strictValidators } from './validators.ts';
 
 /** Fastify's options for the service. */
-export function serverOptions(config: Config, logger: Logger): FastifyHttpOptions<Server> {
+export function serverOptions(requestTimeoutMs: number, logger: Logger): FastifyHttpOptions<Server> {
   return {
     // The service's logger is installed after construction, not handed to Fastify: see http/logging.ts for why.
     logger: false,
@@ -28,10 +27,10 @@ export function serverOptions(config: Config, logger: Logger): FastifyHttpOption
     // (measured: a 1 s limit set that way answered after 60 s). Node checks open requests every
     // `connectionsCheckingInterval` (30 s by default): at a tenth of the limit, at most every second,
     // a slow request is answered 408 within about 1.1x the limit.
-    requestTimeout: config.requestTimeoutMs,
+    requestTimeout: requestTimeoutMs,
     http: {
-      requestTimeout: config.requestTimeoutMs,
-      connectionsCheckingInterval: Math.min(1000, Math.ceil(config.requestTimeoutMs / 10)),
+      requestTimeout: requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, Math.ceil(requestTimeoutMs / 10)),
     },
     schemaController: {
       compilersFactory: { buildSerializer: compilingOncePerSchema(), buildValidator: strictValidators() },
