@@ -4,6 +4,8 @@ import { ID_PATTERN } from './key-service.ts';
 import { EMAIL_NAME_MIN_LENGTH, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.ts';
 
 export const KEY_NAME_MAX_LENGTH = 64;
+export const CREDENTIALS_BODY_LIMIT_BYTES = 16 * 1024;
+export const KEY_BODY_LIMIT_BYTES = 4096;
 
 const accountHeaders = {
   'X-RateLimit-Limit': { description: 'Requests per hour this client may make to the account API.', type: 'integer' },
@@ -133,6 +135,7 @@ export const signupRouteSchema = {
   response: {
     201: accountResponse(SignedIn, 'Account created; the session cookie is set.'),
     409: accountError('An account with this email exists.'),
+    413: accountError(`The body is over ${CREDENTIALS_BODY_LIMIT_BYTES / 1024} KiB.`),
     ...csrfErrors,
     ...accountErrors,
   },
@@ -149,6 +152,7 @@ export const loginRouteSchema = {
     200: accountResponse(SignedIn, 'Signed in; the session cookie is set.'),
     401: accountError('The email or the password is incorrect.'),
     403: accountError('The account is disabled, or the request looks cross-site.'),
+    413: accountError(`The body is over ${CREDENTIALS_BODY_LIMIT_BYTES / 1024} KiB.`),
     ...accountErrors,
   },
 };
@@ -193,6 +197,7 @@ export const newKeyRouteSchema = {
     201: accountResponse(CreatedKey, 'The new key, with `key` shown this once.'),
     ...sessionErrors,
     403: accountError('Key quota reached (the body carries `quota`), or the request looks cross-site.'),
+    413: accountError(`The body is over ${KEY_BODY_LIMIT_BYTES / 1024} KiB.`),
     ...accountErrors,
   },
 };

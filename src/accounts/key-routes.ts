@@ -2,7 +2,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { apiErrors } from '../http/errors.ts';
 import type { ApiKeyRecord } from '../storage/repository.ts';
 import { requireCsrfToken, requireSession, throwIfInvalid } from './account-http.ts';
-import { KEY_NAME_MAX_LENGTH, keyListRouteSchema, newKeyRouteSchema, revokeKeyRouteSchema } from './account-schemas.ts';
+import {
+  KEY_BODY_LIMIT_BYTES,
+  KEY_NAME_MAX_LENGTH,
+  keyListRouteSchema,
+  newKeyRouteSchema,
+  revokeKeyRouteSchema,
+} from './account-schemas.ts';
 import type { Accounts } from './accounts.ts';
 
 const PREFIX = '/api/v1/account/keys';
@@ -39,18 +45,22 @@ export const keyRoutes: FastifyPluginAsyncTypebox<{ accounts: Accounts }> = asyn
     return { keys: (await accounts.keys.list(session.account.id)).map(keyView) };
   });
 
-  scope.post(PREFIX, { attachValidation: true, bodyLimit: 4096, schema: newKeyRouteSchema }, async (request, reply) => {
-    const session = await requireSession(accounts, request);
-    requireCsrfToken(accounts, request, session);
-    throwIfInvalid(request, {
-      name: { what: 'key name', rule: `must be 1 to ${KEY_NAME_MAX_LENGTH} characters of text` },
-    });
-    const name = cleanKeyName(request.body.name);
-    const created = await accounts.keys.create(session.account, name);
-    if (!created.ok) throw apiErrors.keyQuotaReached(session.account.plan, created.quota);
-    request.log.info({ accountId: session.account.id, keyId: created.record.id }, 'API key created');
-    return reply.code(201).send({ ...keyView(created.record), key: created.key });
-  });
+  scope.post(
+    PREFIX,
+    { attachValidation: true, bodyLimit: KEY_BODY_LIMIT_BYTES, schema: newKeyRouteSchema },
+    async (request, reply) => {
+      const session = await requireSession(accounts, request);
+      requireCsrfToken(accounts, request, session);
+      throwIfInvalid(request, {
+        name: { what: 'key name', rule: `must be 1 to ${KEY_NAME_MAX_LENGTH} characters of text` },
+      });
+      const name = cleanKeyName(request.body.name);
+      const created = await accounts.keys.create(session.account, name);
+      if (!created.ok) throw apiErrors.keyQuotaReached(session.account.plan, created.quota);
+      request.log.info({ accountId: session.account.id, keyId: created.record.id }, 'API key created');
+      return reply.code(201).send({ ...keyView(created.record), key: created.key });
+    },
+  );
 
   scope.delete(`${PREFIX}/:id`, { attachValidation: true, schema: revokeKeyRouteSchema }, async (request, reply) => {
     const session = await requireSession(accounts, request);

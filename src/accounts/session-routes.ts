@@ -11,14 +11,18 @@ import {
 } from './account-http.ts';
 import { emailSubject } from './account-limits.ts';
 import { ACCOUNT_PREFIX } from './account-paths.ts';
-import { accountRouteSchema, loginRouteSchema, logoutRouteSchema, signupRouteSchema } from './account-schemas.ts';
+import {
+  accountRouteSchema,
+  CREDENTIALS_BODY_LIMIT_BYTES,
+  loginRouteSchema,
+  logoutRouteSchema,
+  signupRouteSchema,
+} from './account-schemas.ts';
 import type { Accounts } from './accounts.ts';
 import { normaliseEmail } from './email.ts';
 import { iso } from './key-routes.ts';
 import { passwordProblem } from './passwords.ts';
 import { expiredSessionCookie } from './session-cookie.ts';
-
-const BODY_LIMIT = 16 * 1024;
 
 const credentialRules = {
   email: { what: 'email address', rule: 'must be text of at most 320 characters' },
@@ -29,7 +33,7 @@ const credentialRules = {
 export const sessionRoutes: FastifyPluginAsyncTypebox<{ accounts: Accounts }> = async (scope, { accounts }) => {
   scope.post(
     `${ACCOUNT_PREFIX}/signup`,
-    { attachValidation: true, bodyLimit: BODY_LIMIT, schema: signupRouteSchema },
+    { attachValidation: true, bodyLimit: CREDENTIALS_BODY_LIMIT_BYTES, schema: signupRouteSchema },
     async (request, reply) => {
       throwIfInvalid(request, credentialRules);
       const { body } = request;
@@ -48,7 +52,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ accounts: Accounts }> = 
 
   scope.post(
     `${ACCOUNT_PREFIX}/login`,
-    { attachValidation: true, bodyLimit: BODY_LIMIT, schema: loginRouteSchema },
+    { attachValidation: true, bodyLimit: CREDENTIALS_BODY_LIMIT_BYTES, schema: loginRouteSchema },
     async (request, reply) => {
       throwIfInvalid(request, credentialRules);
       const { body } = request;
