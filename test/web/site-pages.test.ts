@@ -225,7 +225,7 @@ test('/docs: the API reference renders from this instance, and "Try it out" call
         await screenshot(watched.page, `docs-${width}-${scheme}`);
         if (width === 1280 && scheme === 'light') {
           // Try it out: GET /api/v1/ipv6 from the page, to this origin.
-          await watched.page.locator('#operations-ip-get_api_v1_ipv6 .opblock-summary').click();
+          await watched.page.locator('#operations-ip-getIpFamily .opblock-summary').click();
           await watched.page.getByRole('button', { name: 'Try it out' }).click();
           const answered = watched.page.waitForResponse((response) => response.url().endsWith('/api/v1/ipv6'));
           await watched.page.getByRole('button', { name: 'Execute' }).click();
