@@ -41,9 +41,7 @@ export type SpecialAddressKind =
 
 export interface SpecialAddress {
   readonly kind: SpecialAddressKind;
-  /** The registry entry that matched, e.g. '10.0.0.0/8'. */
   readonly range: string;
-  /** The registry's name for the entry, e.g. 'Private-Use'. */
   readonly name: string;
   readonly rfc: string;
   /** The registry's "Globally Reachable" column: false means a bogon on the public internet. */
@@ -133,17 +131,12 @@ const ENTRIES: readonly Entry[] = [...IPV4_ROWS, ...IPV6_ROWS]
 
 const NAT64_PREFIX = 0x64ff9bn << 96n; // 64:ff9b::/96
 
-/**
- * The special-purpose registry entry an address falls in, or null for an ordinary public address
- * (and for anything that is not an IP literal: hostnames, `127.1`, zone-qualified addresses).
- * See the module comment for mapped and NAT64 addresses.
- */
+/** Null for an ordinary public address and for anything not an IP literal (`127.1`, `fe80::1%eth0`). */
 export function classifySpecialAddress(ip: string): SpecialAddress | null {
   const address = parseIp(ip);
   return address === null ? null : classifyAddress(address);
 }
 
-/** As classifySpecialAddress, for an already parsed address. */
 export function classifyAddress(parsed: IpAddress): SpecialAddress | null {
   let address = unmapIpv4(parsed);
   if (address.version === 6 && (address.value & ~0xffffffffn) === NAT64_PREFIX) {
@@ -161,7 +154,7 @@ export function isBogon(ip: string): boolean {
   return special !== null && !special.globallyReachable;
 }
 
-/** Kinds the service will not open a connection to (SSL, ping, traceroute, WHOIS referrals). */
+/** SSL, ping, traceroute and WHOIS referrals do not connect to these. */
 export const FORBIDDEN_TARGET_KINDS: ReadonlySet<SpecialAddressKind> = new Set<SpecialAddressKind>([
   'private',
   'loopback',
@@ -211,13 +204,12 @@ function isForbiddenAddress(address: IpAddress): boolean {
 }
 
 /**
- * Whether the service must refuse to connect to this IP literal unless the operator allows private
- * targets. Fails closed: input that is not a plain IP literal (a hostname, `127.1`, `fe80::1%eth0`)
- * is refused — callers resolve names first and check each resolved address. Any entry that is not
- * globally reachable is refused too, so a registry entry added later under a new kind is covered.
- * A 6to4 or Teredo address is refused when an IPv4 address it embeds is: `2002:7f00:2::` reaches
- * 127.0.0.2 through any 6to4 relay that decapsulates it.
+ * Fails closed: input that is not a plain IP literal is refused (callers resolve names first and
+ * check each address). Any entry not globally reachable is refused too, so a registry entry added
+ * later under a new kind is covered. A 6to4 or Teredo address is refused when an IPv4 address it
+ * embeds is: `2002:7f00:2::` reaches 127.0.0.2 through any 6to4 relay that decapsulates it.
  */
+
 export function isForbiddenTarget(ip: string): boolean {
   const address = parseIp(ip);
   if (address === null) return true;

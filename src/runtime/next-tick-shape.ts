@@ -1,9 +1,7 @@
 import { createHook } from 'node:async_hooks';
 
 /**
- * Keeps one of Node's internal `process.nextTick` queue entries alive for the life of the process.
- *
- * Why: Node builds each queue entry with an object literal whose first keys are computed symbols;
+ * Node builds each queue entry with an object literal whose first keys are computed symbols;
  * V8 takes the hidden class ("map") of such literals from a cache that holds it weakly. When a full
  * GC runs at a moment when no entry is alive, V8 can drop those maps and the next entries get new
  * ones; observed here, after startup work such as Fastify's plugin loading and one full GC, the
@@ -30,7 +28,8 @@ export function retainNextTickShape(): void {
   hook.disable();
 }
 
-/** For the test: whether an entry is held. */
+/** For the test. */
+
 export function nextTickShapeRetained(): boolean {
   return retained !== undefined;
 }
