@@ -10,8 +10,7 @@ const CHAIN_HEADERS = ['x-forwarded-for', 'forwarded'] as const;
 const SINGLE_HEADERS = ['x-real-ip', 'cf-connecting-ip'] as const;
 
 /**
- * The socket peer
- is the client unless it is a trusted proxy. Then the forwarding chain is walked
+ * The socket peer is the client unless it is a trusted proxy. Then the forwarding chain is walked
  * from the right (the entry our own proxy appended) past every trusted address, and the first
  * untrusted address is the client; if every entry is trusted, the left-most one is. A malformed
  * header or entry (garbage, `unknown`, obfuscated Forwarded identifiers) means we cannot know

@@ -74,7 +74,6 @@ function compressAnswer(threshold: number) {
 
 /**
  * Compressed in one call: every answer here is buffered. Never:
-
  * - the SSE streams: they take the response over (http/sse.ts), so no onSend step sees them, and
  *   `text/event-stream` is not a compressible type here either;
  * - answers that carry a secret beside text a third party might steer (BREACH): the account API

@@ -56,7 +56,6 @@ function escapingStream(): Transform {
  * line or a header. A root `onSend` step, so it runs before the routes' own (compression would hide
  * the text).
  */
-
 export function registerPlainTextEscaping(app: FastifyInstance): void {
   app.addHook('onSend', (_request, reply, payload, done) => {
     const type = mediaType(reply.getHeader('content-type'));

@@ -9,7 +9,6 @@ export function weakEtag(body: string | Buffer): string {
 }
 
 /** Weak comparison (RFC 9110 section 13.1.2). */
-
 export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
   if (header === undefined) return false;
   if (header.trim() === '*') return true;

@@ -4,11 +4,11 @@ import { API_KEY_BODY_LENGTH, API_KEY_PREFIX } from './api-key-shape.ts';
 import { lazyRequestLogger } from './request-logger.ts';
 
 /**
- * Fastify is built without a logger of its own (`logger: false`) and given this one as `app.log` and,
- * through `requestLoggerFactory`, as every request's `request.log`, for cost: a Fastify with a
- * logger adds two response listeners, two clock reads and two log calls to every request
- * even when the level writes nothing (about 3% of /api/v1/ipv6's busy time in a CPU profile of the
- * benchmark, docs/performance.md). The access log is ours instead (`registerAccessLog`), and exists only at a
+ * Fastify is built without a logger of its own (`logger: false`) and given this one as `app.log`
+ * and, through `requestLoggerFactory`, as every request's `request.log`, for cost: a Fastify with a
+ * logger adds two response listeners, two clock reads and two log calls to every request even when
+ * the level writes nothing (about 3% of /api/v1/ipv6's busy time in a CPU profile of the benchmark,
+ * docs/performance.md). The access log is ours instead (`registerAccessLog`), and exists only at a
  * level that writes it.
  */
 
@@ -97,7 +97,6 @@ export class ServiceLogController extends LogController {
 }
 
 /** At a level quieter than `info` no hook is added, so requests pay nothing for it. */
-
 export function registerAccessLog(app: FastifyInstance, logger: Logger): void {
   if (!logger.isLevelEnabled('info')) return;
   app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done) => {

@@ -8,7 +8,6 @@ import type { TrustProxy } from './trust-proxy.ts';
 declare module 'fastify' {
   interface FastifyRequest {
     /** Resolved once per request. */
-
     clientIp: string;
   }
 }

@@ -44,7 +44,6 @@ export function acceptsHtml(accept: string | undefined): boolean {
  * curl), each with its own options, so the rate limiter sees from the matched route whether the
  * request is a limited text answer.
  */
-
 export function registerAnswerConstraint(app: FastifyInstance): void {
   app.addConstraintStrategy({
     name: 'answers',

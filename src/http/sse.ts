@@ -43,7 +43,6 @@ export function formatEvent(id: string, event: object): string {
  * Fastify's serialiser and onSend hooks do not run for a stream. The status and headers (with those
  * the onRequest hooks set) go at once, so a client knows the stream is open before the first event.
  */
-
 export function openEventStream(request: FastifyRequest, reply: FastifyReply): EventStream {
   reply.hijack();
   const response = reply.raw;

@@ -10,7 +10,6 @@ type CompilerFromPool = (externalSchemas: unknown, options: unknown) => (route: 
 
 /**
  * Fastify's own validator compiler (Ajv), with these corrections:
-
  * - JSON bodies are not type-coerced. Fastify's Ajv coerces every part, which query strings need
  *   (they are text) but a JSON body does not: `{"password": 1234567890123}` was taken as the string
  *   "1234567890123", `{"name": 5}` as "5". A body now has the types its schema says, or is a 400.

@@ -84,7 +84,6 @@ export function ipv6Prefix64(text: string): string | null {
 }
 
 /** A mapped address is reversed as its IPv4 address, because that is where its PTR record lives. */
-
 export function reverseName(text: string): string | null {
   const address = parseIp(text);
   if (address === null) return null;

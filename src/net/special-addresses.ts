@@ -209,7 +209,6 @@ function isForbiddenAddress(address: IpAddress): boolean {
  * later under a new kind is covered. A 6to4 or Teredo address is refused when an IPv4 address it
  * embeds is: `2002:7f00:2::` reaches 127.0.0.2 through any 6to4 relay that decapsulates it.
  */
-
 export function isForbiddenTarget(ip: string): boolean {
   const address = parseIp(ip);
   if (address === null) return true;

@@ -29,7 +29,6 @@ export function retainNextTickShape(): void {
 }
 
 /** For the test. */
-
 export function nextTickShapeRetained(): boolean {
   return retained !== undefined;
 }

@@ -53,7 +53,6 @@ function refusal(directory: string, error: unknown): DirectoryError {
  * need not be writable: a deployment may keep everything there read-only (PostgreSQL, MASTER_KEY,
  * IP data prepared).
  */
-
 export function prepareDirectory(directory: string, label: string, statfs: StatFs = statfsSync): void {
   try {
     createLevels(directory, statfs);

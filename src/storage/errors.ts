@@ -10,7 +10,6 @@ export class StorageUnavailableError extends Error {
  * A write refused for lack of space (SQLite's "database or disk is full", PostgreSQL's disk_full or
  * out_of_memory), answered 503; reads (keys, logins' checks) go on.
  */
-
 export class StorageFullError extends Error {
   override name = 'StorageFullError';
   constructor(cause: unknown) {

@@ -3,7 +3,6 @@ import type { AccountRepository } from './repository.ts';
 import { openSqliteRepository } from './sqlite.ts';
 
 /** With `waitForServer` (the service), a PostgreSQL server not reachable yet does not stop the start. */
-
 export async function openRepository(
   location: DatabaseLocation,
   dataDir: string,

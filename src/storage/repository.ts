@@ -115,7 +115,6 @@ export interface AccountRepository {
    */
   changedElsewhere(): boolean;
   /** Why the database cannot be used now (for /readyz); calls meanwhile fail with StorageUnavailableError. */
-
   unavailable(): string | undefined;
   close(): Promise<void>;
 }

@@ -68,7 +68,6 @@ export function toAccountSummary(row: Row): AccountSummary {
 }
 
 /** In the order of `apiKeyValues`. */
-
 export const API_KEY_COLUMNS =
   'id, account_id, name, display_prefix, lookup_hash, key_version, nonce, ciphertext, tag, created_at, last_used_at, revoked_at';
 

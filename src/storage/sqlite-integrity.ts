@@ -68,7 +68,6 @@ const UNGUARDED = new Set<string>(['unavailable', 'close']);
  * Once any statement found the file damaged, every call rejects with StorageUnavailableError until
  * the service is restarted on a restored file: writing on into a damaged file could spread the damage.
  */
-
 export function guardAgainstCorruption(repository: AccountRepository, now: () => number = Date.now): AccountRepository {
   let corruptSince: number | undefined;
   const failed = (error: unknown): never => {

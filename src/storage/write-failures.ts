@@ -26,7 +26,6 @@ const UNWRAPPED = new Set<string>(['unavailable', 'close', 'changedElsewhere']);
  * Reported through `unavailable()` for /readyz until a later write that needs room succeeds.
  * Nothing is refused in advance: space freed by the operator is used by the next request.
  */
-
 export function reportingFullStorage(repository: AccountRepository, now: () => number = Date.now): AccountRepository {
   let fullSince: number | undefined;
   const wrapped: Record<string, unknown> = {};
