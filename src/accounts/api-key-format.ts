@@ -62,15 +62,11 @@ export function isWellFormedApiKey(candidate: string): boolean {
   return base62Checksum(body.slice(0, RANDOM_LENGTH)) === body.slice(RANDOM_LENGTH);
 }
 
-/** What listings show of a key: `nk_` and the first characters of its random part. */
 export function displayPrefix(key: string): string {
   return key.slice(0, API_KEY_PREFIX.length + DISPLAY_LENGTH);
 }
 
-/**
- * The key in an `Authorization` header: the Bearer scheme (any case) and one token. Anything else
- * (Basic, two tokens, an empty value) is null, which the caller answers with 401.
- */
+/** The Bearer scheme (any case) and one token; anything else is null, which the caller answers with 401. */
 export function bearerToken(authorization: string): string | null {
   const match = /^Bearer +([^\s]+) *$/i.exec(authorization);
   return match?.[1] ?? null;

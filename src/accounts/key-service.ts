@@ -24,7 +24,7 @@ export interface KeyService {
   /** Active keys, oldest first, with last-used times including uses not yet written. */
   list(accountId: string): Promise<ApiKeyRecord[]>;
   revoke(accountId: string, keyId: string): Promise<boolean>;
-  /** The owner of a well-formed presented key (`disabled` when its account is), or undefined (unknown or revoked). */
+  /** Undefined for an unknown or revoked key; `disabled` when its account is. */
   verify(apiKey: string): Promise<KeyOwner | undefined>;
   /** Drops cached owners of the account's keys (its plan changed or it was disabled). */
   forgetAccount(accountId: string): void;
