@@ -36,8 +36,8 @@ declare module 'fastify' {
 }
 
 /**
- * netinfo_http_requests_total and netinfo_http_request_duration_seconds. The label is the route
- * pattern the router matched (`/api/v1/json/:ip`), never the raw URL, so a flood of random paths
+ * The label is the route pattern the router matched
+ (`/api/v1/json/:ip`), never the raw URL, so a flood of random paths
  * adds one series, `route="unmatched"`, not one per path. The series are made per route when it is
  * registered (onRoute), so a request costs two Map lookups and two additions (see series.ts).
  *
