@@ -2,24 +2,17 @@ import { type Cidr, cidrContains, formatCidr, parseCidr } from './cidr.ts';
 import { formatIp, type IpAddress, parseIp, unmapIpv4 } from './ip-address.ts';
 
 /**
- * The IANA special-purpose address registries (RFC 6890, RFC 8190 and the RFCs that added entries
- * since; IPv4 registry as of 2024-10, IPv6 registry as of 2024-10-22), plus three neighbouring
- * registries an "is this a real public address?" check needs: multicast (224.0.0.0/4, ff00::/8),
- * the IPv6 blocks "Reserved by IETF" in the IPv6 address-space registry (everything outside
- * 2000::/3, fc00::/7, fe80::/10 and ff00::/8), and cloud instance-metadata endpoints.
- *
- * Rules:
+ * The IANA special-purpose registries (IPv4 as of 2024-10, IPv6 as of 2024-10-22), plus what an
+ * "is this a real public address?" check also needs: multicast, the IPv6 space "Reserved by IETF"
+ * (outside 2000::/3, fc00::/7, fe80::/10 and ff00::/8), and cloud instance-metadata endpoints.
  * - The most specific entry wins (192.0.0.9/32 PCP anycast inside 192.0.0.0/24).
- * - `::ffff:a.b.c.d` (IPv4-mapped) is classified as a.b.c.d: it is an IPv4 peer seen by a
- *   dual-stack socket.
- * - `64:ff9b::a.b.c.d` (the NAT64 well-known prefix, RFC 6052) is classified as a.b.c.d, null when
- *   that is public: a packet to it leaves the NAT64 gateway towards a.b.c.d, so it is exactly as
- *   private or public as a.b.c.d. The local-use prefix 64:ff9b:1::/48 (RFC 8215) is 'private'.
- * - Teredo (2001::/32), 6to4 (2002::/16) and the retired 6to4 relay anycast 192.88.99.0/24 are
- *   reported as 'transition' and globally reachable. The target policy (isForbiddenTarget) also
- *   judges the IPv4 addresses 6to4 and Teredo embed (embeddedIpv4): a relay delivers to them.
- * - Multicast is marked not globally reachable: it is never a valid unicast source or a target
- *   for this service, and bogon lists (Team Cymru) include 224.0.0.0/4.
+ * - `::ffff:a.b.c.d` is classified as a.b.c.d: it is an IPv4 peer seen by a dual-stack socket.
+ * - `64:ff9b::a.b.c.d` (NAT64, RFC 6052) is classified as a.b.c.d: a packet to it leaves the NAT64
+ *   gateway towards a.b.c.d, so it is exactly as private or public.
+ * - Teredo, 6to4 and the retired 6to4 relay anycast are 'transition' and globally reachable;
+ *   isForbiddenTarget also judges the IPv4 addresses they embed: a relay delivers to them.
+ * - Multicast is not globally reachable: never a valid unicast source or a target here, and bogon
+ *   lists (Team Cymru) include 224.0.0.0/4.
  */
 export type SpecialAddressKind =
   | 'this-network'

@@ -128,11 +128,9 @@ export async function openPostgresConnection(
     return migrating;
   };
 
-  // The LISTEN connection: lost with the server (a restart, a crash) and taken up again until it
-  // is back, waiting 1 s, then twice as long each time, up to 30 s. While it is down, keys verified
-  // before stay usable from the cache: with the database down nothing can change who owns a key;
-  // with only this connection down a change is heard late, by at most the retry delay, because
-  // every reconnection counts as "changed" (what was announced meanwhile was missed).
+  // While the LISTEN connection is down, keys verified before stay usable from the cache: with the
+  // database down nothing can change who owns a key; with only this connection down a change is
+  // heard late, by at most the retry delay, because every reconnection counts as "changed".
   let changed = false;
   let listener: pg.Client | undefined;
   let closed = false;
