@@ -1,4 +1,5 @@
 // `npm run admin -- <command>`, on the database the service uses (read from the same environment).
+
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ADMIN_USAGE, runAdminCommand } from './accounts/admin-commands.ts';
