@@ -149,7 +149,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       problems.push(`${variable.name}: ${(error as Error).message}`);
     }
   }
-  // Rules that tie variables together.
   if (problems.length === 0 && (config.workers as number) > 1 && config.redisUrl === null) {
     problems.push(
       'WORKERS: more than one process needs REDIS_URL, or each would keep its own rate-limit counters (N times the limit)',

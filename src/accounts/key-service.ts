@@ -8,7 +8,6 @@ import type { KeyUsageRecorder } from './key-usage.ts';
 import type { Keyring } from './keyring.ts';
 import type { OwnerChanges } from './owner-changes.ts';
 
-/** Ids of accounts and keys: 96 random bits, URL-safe, 16 characters. */
 export function newId(): string {
   return randomBytes(12).toString('base64url');
 }

@@ -86,7 +86,7 @@ function parseAddressWithPort(raw: string): string | null {
   return normaliseIp(value);
 }
 
-/** The `for=` value of each element of an RFC 7239 Forwarded header, in order. */
+/** RFC 7239. */
 function parseForwarded(value: string): (string | null)[] {
   return value.split(',').map((element) => {
     for (const pair of element.split(';')) {

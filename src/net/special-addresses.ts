@@ -102,7 +102,6 @@ const IPV6_ROWS: readonly Row[] = [
   ['fe80::/10', 'link-local', 'Link-Local Unicast', 'RFC 4291', false],
   ['ff00::/8', 'multicast', 'Multicast', 'RFC 4291', false],
   ['fd00:ec2::254/128', 'metadata', 'AWS instance metadata (IPv6)', 'vendor', false],
-  // IPv6 address-space registry: all unicast space outside 2000::/3 is unassigned.
   ...['::/8', '100::/8', '200::/7', '400::/6', '800::/5', '1000::/4', '4000::/3', '6000::/3', '8000::/3']
     .concat(['a000::/3', 'c000::/3', 'e000::/4', 'f000::/5', 'f800::/6', 'fe00::/9', 'fec0::/10'])
     .map((range): Row => [range, 'reserved', 'Reserved by IETF', 'RFC 4291', false]),

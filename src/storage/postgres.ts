@@ -169,7 +169,6 @@ export async function openPostgresRepository(
       });
     },
 
-    // Set by a NOTIFY from any instance (ours included: harmless, the cache is refilled).
     changedElsewhere,
     unavailable,
     close,
