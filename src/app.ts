@@ -10,9 +10,8 @@ import { createBlacklistChecker } from './blacklist/checker.ts';
 import { registerBlacklistRoute } from './blacklist/route.ts';
 import type { Config } from './config.ts';
 import { noDnsCache } from './dns/cache.ts';
-import { registerDohJsonRoute } from './dns/doh-json-route.ts';
+import { dnsPlugin } from './dns/plugin.ts';
 import { createResolver, type Resolver } from './dns/resolver.ts';
-import { registerDnsRoute } from './dns/route.ts';
 import { createSocketTransport } from './dns/transport.ts';
 import { createReadiness, type Readiness } from './health/readiness.ts';
 import { registerHealthRoutes } from './health/routes.ts';
@@ -287,8 +286,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   });
   metrics.watchDataSources(() => ipInfo.store.current?.sources ?? []);
   registerTextRoutes(app, ipInfo);
-  registerDnsRoute(app, resolver);
-  registerDohJsonRoute(app, resolver);
+  app.register(dnsPlugin, { resolver });
   registerBlacklistRoute(
     app,
     createBlacklistChecker({

@@ -45,3 +45,9 @@ export function dnsFailureInWords(error: DnsError): string {
   }
   return `the DNS server answered ${error.code}`;
 }
+
+/** The 502's message: what failed, and each server and transport tried with what it answered. */
+export function describeDnsFailure(host: string, type: string, error: DnsError): string {
+  const tried = error.attempts.map((attempt) => `${attempt.server}/${attempt.transport} ${attempt.code}`).join(', ');
+  return `DNS lookup of ${host} ${type} failed: ${dnsFailureInWords(error)}${tried ? ` (${tried})` : ''}.`;
+}

@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { describeDnsFailure } from '../dns/errors.ts';
 import { normaliseQueryName } from '../dns/names.ts';
-import { describeDnsFailure } from '../dns/route.ts';
 import { apiErrors } from '../http/errors.ts';
 import { commonErrorResponses, okResponse, upstreamErrorResponse } from '../http/schemas.ts';
 import { type InFlightCap, inFlightCapText, withinInFlightCap } from '../limits/in-flight.ts';
