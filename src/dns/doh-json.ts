@@ -43,7 +43,6 @@ export function presentDohJson(name: string, type: number, answer: CachedAnswer)
 // no answer at all (timeouts, unreachable, garbage) stays the catalogue's 502.
 const ANSWERED_FAILURES = new Set<DnsErrorCode>(['SERVFAIL', 'REFUSED', 'FORMERR', 'NOTIMP']);
 
-/** The failure as a DoH JSON answer, or null when it is no answer at all (a 502). */
 export function presentDohFailure(name: string, type: number, asked: QueryFlags, error: DnsError) {
   if (!ANSWERED_FAILURES.has(error.code)) return null;
   const last = error.attempts.at(-1);

@@ -17,7 +17,6 @@ export interface DnsPluginOptions {
   resolver: Resolver;
 }
 
-/** /api/v1/dns and its DoH JSON twin /api/v1/dns-json, over the one resolver. */
 export const dnsPlugin: FastifyPluginAsyncTypebox<DnsPluginOptions> = async (app, { resolver }) => {
   app.get('/api/v1/dns', { schema: dnsRouteSchema, preValidation: upperCaseRecordType }, async (request) => {
     const type = request.query.record_type;
@@ -71,7 +70,6 @@ export const dnsPlugin: FastifyPluginAsyncTypebox<DnsPluginOptions> = async (app
   });
 };
 
-/** Turns the user's host into the name to query, or explains in a 400 why it cannot be one. */
 function queryName(host: string, type: ApiRecordType): string {
   if (type === 'PTR') {
     const ptr = toPtrName(host.trim());

@@ -173,7 +173,7 @@ export const dohJsonRouteSchema = {
     cd: Type.Optional(
       Type.String({
         description:
-          'CD bit: 1 or true to ask the resolver not to validate (data of a bogus zone instead of SERVFAIL).',
+          'CD bit: 1 or true to ask the resolver not to validate (data of a bogus zone instead of SERVFAIL); 0, false or empty: not.',
       }),
     ),
     ct: Type.Optional(

@@ -43,7 +43,6 @@ export interface InFlightCap {
   now: () => number;
 }
 
-/** Runs `call` inside a slot of `cap` for the request's caller, or throws the 429 naming the cap that is full. */
 export async function withinInFlightCap<T>(
   cap: InFlightCap,
   request: FastifyRequest,

@@ -128,7 +128,6 @@ export async function describeSpf(
   };
 }
 
-/** The one record of a kind at a name, or why there is none (missing, several, lookup failed). */
 function pickRecord(
   asked: Asked,
   matches: (text: string) => boolean,

@@ -37,7 +37,6 @@ export const sslPlugin: FastifyPluginAsyncTypebox<SslPluginOptions> = async (app
   });
 };
 
-/** The `port` parameter against the port written in `host`; a 400 when it is out of range or they differ. */
 function readPort(text: string | undefined, inHost: number | null): number | null {
   if (text === undefined) return inHost;
   const port = Number(text);
