@@ -147,7 +147,8 @@ export const httpCheckRouteSchema = {
   tags: ['http'],
   querystring: Type.Object({
     url: Type.String({
-      description: 'An absolute http:// or https:// URL (percent-encode it in the query string).',
+      description:
+        'An absolute http:// or https:// URL; redirects are followed. Percent-encode it in the query string.',
       examples: ['https://example.com/', 'http://example.com:8080/path?q=1'],
     }),
     method: Type.Optional(

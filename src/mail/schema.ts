@@ -189,7 +189,7 @@ export const mailRouteSchema = {
     dkim_selector: Type.Optional(
       Type.String({
         description:
-          'A DKIM selector (the s= of a signature, e.g. `google`, `selector1`, `s1.mail`): its key at `<selector>._domainkey.<domain>` is checked.',
+          'The s= of a DKIM signature in a mail header; without one, DKIM is not checked. Its key at `<selector>._domainkey.<domain>` is checked (selectors such as `google`, `selector1`, `s1.mail`).',
       }),
     ),
   }),
