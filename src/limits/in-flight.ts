@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { type ConfigVariable, integerIn } from '../config-values.ts';
 import { apiErrors } from '../http/errors.ts';
 import { publicCaller } from './caller.ts';
 
@@ -61,4 +62,22 @@ export async function withinInFlightCap<T>(
 
 export function inFlightCapText({ variable }: CappedTool): string {
   return `At most ${variable}_MAX_IN_FLIGHT_PER_CLIENT calls of one caller (per IPv4 address, IPv6 /64 or account) and ${variable}_MAX_IN_FLIGHT in all run at once (both lowered at start if their sockets would not fit the open-files limit minus FD_RESERVE); and, as with the streams, a caller's own cap shrinks as the server fills (free slots × per-client cap must exceed what it holds × the cap in all), so callers with none still get a slot. One more is answered 429 \`too_many_in_flight\`, whose message says which cap is full and whose \`reset\` is when a slot is free at the latest.`;
+}
+
+/** A capped tool's two config variables: its cap in all, and per caller. */
+export function inFlightConfigVariables(tool: CappedTool, defaults: { all: number; perClient: number }) {
+  return {
+    all: {
+      name: `${tool.variable}_MAX_IN_FLIGHT`,
+      defaultText: String(defaults.all),
+      description: `${tool.calls} running at the same time, all callers together; one more is answered 429 (lowered at start when their sockets would not fit the open-files limit minus FD_RESERVE).`,
+      parse: integerIn(1, 100_000, defaults.all),
+    },
+    perClient: {
+      name: `${tool.variable}_MAX_IN_FLIGHT_PER_CLIENT`,
+      defaultText: String(defaults.perClient),
+      description: `${tool.calls} one caller may have running at the same time (counted like the rate limits: per IPv4 address, IPv6 /64 or account); one more is answered 429.`,
+      parse: integerIn(1, 100_000, defaults.perClient),
+    },
+  } satisfies Record<string, ConfigVariable<number>>;
 }
