@@ -337,31 +337,21 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     cap: inFlightCap('mail', MAIL_TOOL.calls, MAIL_TOOL.timeLimitMs),
     charges,
   });
+  const reach = { resolver, now, policy: config.allowPrivateTargets, trustedCertificates: deps.trustedCertificates };
+  const tlsChecker = createTlsChecker({ ...reach, port: config.tlsCheckPort, timeoutMs: config.tlsTimeoutMs });
   app.register(sslPlugin, {
-    checker: timedTlsChecker(
-      createTlsChecker({
-        resolver,
-        policy: config.allowPrivateTargets,
-        port: config.tlsCheckPort,
-        timeoutMs: config.tlsTimeoutMs,
-        now,
-        ...(deps.trustedCertificates ? { trustedCertificates: deps.trustedCertificates } : {}),
-      }),
-      metrics,
-    ),
+    checker: timedTlsChecker(tlsChecker, metrics),
     cap: inFlightCap('ssl', SSL_TOOL.calls, config.tlsTimeoutMs),
   });
+  const ports = config.httpCheckPorts;
   app.register(httpCheckPlugin, {
     checker: createHttpChecker({
-      resolver,
-      policy: config.allowPrivateTargets,
-      ports: config.httpCheckPorts,
+      ...reach,
+      ports,
       timeoutMs: config.httpCheckTimeoutMs,
       maxBodyBytes: config.httpCheckMaxBodyBytes,
-      now,
-      ...(deps.trustedCertificates ? { trustedCertificates: deps.trustedCertificates } : {}),
     }),
-    ports: config.httpCheckPorts,
+    ports,
     cap: inFlightCap('http', HTTP_CHECK_TOOL.calls, config.httpCheckTimeoutMs),
   });
   await registerAccountRoutes(app, accounts);
