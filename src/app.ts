@@ -7,12 +7,11 @@ import { registerAccountRoutes } from './accounts/account-routes.ts';
 import { createAccounts } from './accounts/accounts.ts';
 import { requestHost } from './accounts/session-cookie.ts';
 import { createBlacklistChecker } from './blacklist/checker.ts';
-import { registerBlacklistRoute } from './blacklist/route.ts';
+import { blacklistPlugin } from './blacklist/plugin.ts';
 import type { Config } from './config.ts';
 import { noDnsCache } from './dns/cache.ts';
-import { registerDohJsonRoute } from './dns/doh-json-route.ts';
+import { dnsPlugin } from './dns/plugin.ts';
 import { createResolver, type Resolver } from './dns/resolver.ts';
-import { registerDnsRoute } from './dns/route.ts';
 import { createSocketTransport } from './dns/transport.ts';
 import { createReadiness, type Readiness } from './health/readiness.ts';
 import { registerHealthRoutes } from './health/routes.ts';
@@ -35,7 +34,8 @@ import { registerAnswerConstraint } from './http/route-config.ts';
 import { compilingOncePerSchema } from './http/serializers.ts';
 import { strictValidators } from './http/validators.ts';
 import { createHttpChecker } from './httpcheck/checker.ts';
-import { HTTP_CHECK_SOCKETS_PER_CALL, registerHttpCheckRoute } from './httpcheck/route.ts';
+import { httpCheckPlugin } from './httpcheck/plugin.ts';
+import { HTTP_CHECK_TOOL } from './httpcheck/tool.ts';
 import type { IpDataStore } from './ipinfo/data/ip-data-store.ts';
 import { registerIpFamilyRoute } from './ipinfo/ip-family-route.ts';
 import { registerIpInfo } from './ipinfo/ip-info.ts';
@@ -46,8 +46,9 @@ import { createRateLimiter } from './limits/limiter.ts';
 import { registerRateLimiting } from './limits/rate-limit-hook.ts';
 import type { RateLimitStore } from './limits/store.ts';
 import { createUpstreamCharges } from './limits/upstream-cost.ts';
-import { createMailChecker, MAIL_CHECK_TIME_LIMIT_MS } from './mail/checker.ts';
-import { MAIL_SOCKETS_PER_CALL, registerMailRoute } from './mail/route.ts';
+import { createMailChecker } from './mail/checker.ts';
+import { mailPlugin } from './mail/plugin.ts';
+import { MAIL_TOOL } from './mail/tool.ts';
 import { joinClusterMetrics } from './metrics/cluster.ts';
 import { registerHttpMetrics } from './metrics/http-metrics.ts';
 import {
@@ -71,13 +72,15 @@ import { openRepository } from './storage/open.ts';
 import type { AccountRepository } from './storage/repository.ts';
 import { registerTextRoutes } from './text/text-routes.ts';
 import { createTlsChecker } from './tls/inspect.ts';
-import { registerSslRoute, SSL_SOCKETS_PER_CALL } from './tls/route.ts';
+import { sslPlugin } from './tls/plugin.ts';
+import { SSL_TOOL } from './tls/tool.ts';
 import { DASHBOARD_PATH, registerDashboard } from './web/dashboard-routes.ts';
 import { createAssetStore } from './web/site/assets.ts';
 import { registerSite } from './web/site/routes.ts';
 import { buildWhoisService } from './whois/build.ts';
-import { registerWhoisRoute, WHOIS_SOCKETS_PER_CALL, whoisHoldMs } from './whois/route.ts';
+import { whoisPlugin } from './whois/plugin.ts';
 import type { WhoisResult } from './whois/service.ts';
+import { WHOIS_TOOL, whoisTimeLimitMs } from './whois/tool.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -239,22 +242,22 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       ssl: {
         maxInFlight: config.tlsMaxInFlight,
         maxPerClient: config.tlsMaxInFlightPerClient,
-        socketsPerCall: SSL_SOCKETS_PER_CALL,
+        socketsPerCall: SSL_TOOL.socketsPerCall,
       },
       http: {
         maxInFlight: config.httpCheckMaxInFlight,
         maxPerClient: config.httpCheckMaxInFlightPerClient,
-        socketsPerCall: HTTP_CHECK_SOCKETS_PER_CALL,
+        socketsPerCall: HTTP_CHECK_TOOL.socketsPerCall,
       },
       mail: {
         maxInFlight: config.mailMaxInFlight,
         maxPerClient: config.mailMaxInFlightPerClient,
-        socketsPerCall: MAIL_SOCKETS_PER_CALL,
+        socketsPerCall: MAIL_TOOL.socketsPerCall,
       },
       whois: {
         maxInFlight: config.whoisMaxInFlight,
         maxPerClient: config.whoisMaxInFlightPerClient,
-        socketsPerCall: WHOIS_SOCKETS_PER_CALL,
+        socketsPerCall: WHOIS_TOOL.socketsPerCall,
       },
     },
     deps.openFilesLimit === undefined ? processOpenFilesLimit() : deps.openFilesLimit,
@@ -287,11 +290,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   });
   metrics.watchDataSources(() => ipInfo.store.current?.sources ?? []);
   registerTextRoutes(app, ipInfo);
-  registerDnsRoute(app, resolver);
-  registerDohJsonRoute(app, resolver);
-  registerBlacklistRoute(
-    app,
-    createBlacklistChecker({
+  app.register(dnsPlugin, { resolver });
+  app.register(blacklistPlugin, {
+    checker: createBlacklistChecker({
       resolver: timedDnsblResolver(resolver, metrics),
       lists: config.dnsblZones,
       timeoutMs: config.dnsblTimeoutMs,
@@ -299,7 +300,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       cacheSeconds: config.dnsblCacheSeconds,
     }),
     charges,
-  );
+  });
   // Probes: the deps they share are made once (one set of stream caps), then one line per tool.
   const probes = createProbeRouteDeps(app, config, {
     resolver,
@@ -318,9 +319,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   registerPingRoute(app, probes);
   registerTracerouteRoute(app, probes, config);
   registerMtrRoute(app, probes, config);
-  registerWhoisRoute(
-    app,
-    buildWhoisService(config, {
+  app.register(whoisPlugin, {
+    whois: buildWhoisService(config, {
       resolver,
       now,
       log: app.log,
@@ -330,41 +330,30 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       rdapPorts: deps.rdapPorts,
       trustedCertificates: deps.trustedCertificates,
     }),
-    inFlightCap('whois', '/whois lookups', whoisHoldMs(config.whoisTimeoutMs)),
-  );
-  registerMailRoute(app, createMailChecker(resolver), {
-    cap: inFlightCap('mail', '/mail checks', MAIL_CHECK_TIME_LIMIT_MS),
+    cap: inFlightCap('whois', WHOIS_TOOL.calls, whoisTimeLimitMs(config.whoisTimeoutMs)),
+  });
+  app.register(mailPlugin, {
+    checker: createMailChecker(resolver),
+    cap: inFlightCap('mail', MAIL_TOOL.calls, MAIL_TOOL.timeLimitMs),
     charges,
   });
-  registerSslRoute(
-    app,
-    timedTlsChecker(
-      createTlsChecker({
-        resolver,
-        policy: config.allowPrivateTargets,
-        port: config.tlsCheckPort,
-        timeoutMs: config.tlsTimeoutMs,
-        now,
-        ...(deps.trustedCertificates ? { trustedCertificates: deps.trustedCertificates } : {}),
-      }),
-      metrics,
-    ),
-    inFlightCap('ssl', '/ssl checks', config.tlsTimeoutMs),
-  );
-  registerHttpCheckRoute(
-    app,
-    createHttpChecker({
-      resolver,
-      policy: config.allowPrivateTargets,
-      ports: config.httpCheckPorts,
+  const reach = { resolver, now, policy: config.allowPrivateTargets, trustedCertificates: deps.trustedCertificates };
+  const tlsChecker = createTlsChecker({ ...reach, port: config.tlsCheckPort, timeoutMs: config.tlsTimeoutMs });
+  app.register(sslPlugin, {
+    checker: timedTlsChecker(tlsChecker, metrics),
+    cap: inFlightCap('ssl', SSL_TOOL.calls, config.tlsTimeoutMs),
+  });
+  const ports = config.httpCheckPorts;
+  app.register(httpCheckPlugin, {
+    checker: createHttpChecker({
+      ...reach,
+      ports,
       timeoutMs: config.httpCheckTimeoutMs,
       maxBodyBytes: config.httpCheckMaxBodyBytes,
-      now,
-      ...(deps.trustedCertificates ? { trustedCertificates: deps.trustedCertificates } : {}),
     }),
-    config.httpCheckPorts,
-    inFlightCap('http', '/http checks', config.httpCheckTimeoutMs),
-  );
+    ports,
+    cap: inFlightCap('http', HTTP_CHECK_TOOL.calls, config.httpCheckTimeoutMs),
+  });
   await registerAccountRoutes(app, accounts);
   const siteAssets = createAssetStore();
   registerDashboard(app, accounts, siteAssets);
