@@ -1,5 +1,4 @@
-// `npm run admin -- <command>`: account administration from the shell, on the database the service
-// uses (DATABASE_URL or DATA_DIR/netinfo.db, read from the same environment).
+// `npm run admin -- <command>`, on the database the service uses (read from the same environment).
 
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -6,12 +6,11 @@ import { createAccounts } from './accounts/accounts.ts';
 import { accountPlugin } from './accounts/plugin.ts';
 import { requestHost } from './accounts/session-cookie.ts';
 import { createBlacklistChecker } from './blacklist/checker.ts';
-import { registerBlacklistRoute } from './blacklist/route.ts';
+import { blacklistPlugin } from './blacklist/plugin.ts';
 import type { Config } from './config.ts';
 import { noDnsCache } from './dns/cache.ts';
-import { registerDohJsonRoute } from './dns/doh-json-route.ts';
+import { dnsPlugin } from './dns/plugin.ts';
 import { createResolver, type Resolver } from './dns/resolver.ts';
-import { registerDnsRoute } from './dns/route.ts';
 import { createSocketTransport } from './dns/transport.ts';
 import { healthPlugin } from './health/plugin.ts';
 import { createReadiness, type Readiness } from './health/readiness.ts';
@@ -26,7 +25,8 @@ import { registerRequestContext } from './http/request-context.ts';
 import { registerAnswerConstraint } from './http/route-config.ts';
 import { serverOptions } from './http/server-options.ts';
 import { createHttpChecker } from './httpcheck/checker.ts';
-import { HTTP_CHECK_SOCKETS_PER_CALL, registerHttpCheckRoute } from './httpcheck/route.ts';
+import { httpCheckPlugin } from './httpcheck/plugin.ts';
+import { HTTP_CHECK_TOOL } from './httpcheck/tool.ts';
 import type { IpDataStore } from './ipinfo/data/ip-data-store.ts';
 import { ipInfoPlugin } from './ipinfo/plugin.ts';
 import { createIpInfoServices } from './ipinfo/services.ts';
@@ -36,8 +36,9 @@ import { registerRateLimiting } from './limits/rate-limit-hook.ts';
 import type { RateLimitStore } from './limits/store.ts';
 import { createUpstreamCaps } from './limits/upstream-caps.ts';
 import { createUpstreamCharges } from './limits/upstream-cost.ts';
-import { createMailChecker, MAIL_CHECK_TIME_LIMIT_MS } from './mail/checker.ts';
-import { MAIL_SOCKETS_PER_CALL, registerMailRoute } from './mail/route.ts';
+import { createMailChecker } from './mail/checker.ts';
+import { mailPlugin } from './mail/plugin.ts';
+import { MAIL_TOOL } from './mail/tool.ts';
 import {
   countedDnsCache,
   countedTtlCache,
@@ -57,13 +58,15 @@ import { openRepository } from './storage/open.ts';
 import type { AccountRepository } from './storage/repository.ts';
 import { textPlugin } from './text/plugin.ts';
 import { createTlsChecker } from './tls/inspect.ts';
-import { registerSslRoute, SSL_SOCKETS_PER_CALL } from './tls/route.ts';
+import { sslPlugin } from './tls/plugin.ts';
+import { SSL_TOOL } from './tls/tool.ts';
 import { DASHBOARD_PATH, dashboardPlugin } from './web/dashboard-plugin.ts';
 import { createAssetStore } from './web/site/assets.ts';
 import { registerSite } from './web/site/routes.ts';
 import { buildWhoisService } from './whois/build.ts';
-import { registerWhoisRoute, WHOIS_SOCKETS_PER_CALL, whoisHoldMs } from './whois/route.ts';
+import { whoisPlugin } from './whois/plugin.ts';
 import type { WhoisResult } from './whois/service.ts';
+import { WHOIS_TOOL, whoisTimeLimitMs } from './whois/tool.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -178,22 +181,22 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       ssl: {
         maxInFlight: config.tlsMaxInFlight,
         maxPerClient: config.tlsMaxInFlightPerClient,
-        socketsPerCall: SSL_SOCKETS_PER_CALL,
+        socketsPerCall: SSL_TOOL.socketsPerCall,
       },
       http: {
         maxInFlight: config.httpCheckMaxInFlight,
         maxPerClient: config.httpCheckMaxInFlightPerClient,
-        socketsPerCall: HTTP_CHECK_SOCKETS_PER_CALL,
+        socketsPerCall: HTTP_CHECK_TOOL.socketsPerCall,
       },
       mail: {
         maxInFlight: config.mailMaxInFlight,
         maxPerClient: config.mailMaxInFlightPerClient,
-        socketsPerCall: MAIL_SOCKETS_PER_CALL,
+        socketsPerCall: MAIL_TOOL.socketsPerCall,
       },
       whois: {
         maxInFlight: config.whoisMaxInFlight,
         maxPerClient: config.whoisMaxInFlightPerClient,
-        socketsPerCall: WHOIS_SOCKETS_PER_CALL,
+        socketsPerCall: WHOIS_TOOL.socketsPerCall,
       },
     },
     { openFilesLimit: deps.openFilesLimit, fdReserve: config.fdReserve, now, log: app.log, slots: createStreamSlots },
@@ -211,11 +214,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   app.register(healthPlugin, { readiness: app.readiness });
   app.register(ipInfoPlugin, { services: ipInfo, now });
   app.register(textPlugin, { ip: ipInfo });
-  registerDnsRoute(app, resolver);
-  registerDohJsonRoute(app, resolver);
-  registerBlacklistRoute(
-    app,
-    createBlacklistChecker({
+  app.register(dnsPlugin, { resolver });
+  app.register(blacklistPlugin, {
+    checker: createBlacklistChecker({
       resolver: timedDnsblResolver(resolver, metrics),
       lists: config.dnsblZones,
       timeoutMs: config.dnsblTimeoutMs,
@@ -223,7 +224,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       cacheSeconds: config.dnsblCacheSeconds,
     }),
     charges,
-  );
+  });
   // Probes: the deps they share are made once (one set of stream caps), then one line per tool.
   const probes = createProbeRouteDeps(app, config, {
     resolver,
@@ -242,9 +243,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   registerPingRoute(app, probes);
   registerTracerouteRoute(app, probes, config);
   registerMtrRoute(app, probes, config);
-  registerWhoisRoute(
-    app,
-    buildWhoisService(config, {
+  app.register(whoisPlugin, {
+    whois: buildWhoisService(config, {
       resolver,
       now,
       log: app.log,
@@ -254,41 +254,30 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       rdapPorts: deps.rdapPorts,
       trustedCertificates: deps.trustedCertificates,
     }),
-    inFlightCap('whois', '/whois lookups', whoisHoldMs(config.whoisTimeoutMs)),
-  );
-  registerMailRoute(app, createMailChecker(resolver), {
-    cap: inFlightCap('mail', '/mail checks', MAIL_CHECK_TIME_LIMIT_MS),
+    cap: inFlightCap('whois', WHOIS_TOOL.calls, whoisTimeLimitMs(config.whoisTimeoutMs)),
+  });
+  app.register(mailPlugin, {
+    checker: createMailChecker(resolver),
+    cap: inFlightCap('mail', MAIL_TOOL.calls, MAIL_TOOL.timeLimitMs),
     charges,
   });
-  registerSslRoute(
-    app,
-    timedTlsChecker(
-      createTlsChecker({
-        resolver,
-        policy: config.allowPrivateTargets,
-        port: config.tlsCheckPort,
-        timeoutMs: config.tlsTimeoutMs,
-        now,
-        ...(deps.trustedCertificates ? { trustedCertificates: deps.trustedCertificates } : {}),
-      }),
-      metrics,
-    ),
-    inFlightCap('ssl', '/ssl checks', config.tlsTimeoutMs),
-  );
-  registerHttpCheckRoute(
-    app,
-    createHttpChecker({
-      resolver,
-      policy: config.allowPrivateTargets,
-      ports: config.httpCheckPorts,
+  const reach = { resolver, now, policy: config.allowPrivateTargets, trustedCertificates: deps.trustedCertificates };
+  const tlsChecker = createTlsChecker({ ...reach, port: config.tlsCheckPort, timeoutMs: config.tlsTimeoutMs });
+  app.register(sslPlugin, {
+    checker: timedTlsChecker(tlsChecker, metrics),
+    cap: inFlightCap('ssl', SSL_TOOL.calls, config.tlsTimeoutMs),
+  });
+  const ports = config.httpCheckPorts;
+  app.register(httpCheckPlugin, {
+    checker: createHttpChecker({
+      ...reach,
+      ports,
       timeoutMs: config.httpCheckTimeoutMs,
       maxBodyBytes: config.httpCheckMaxBodyBytes,
-      now,
-      ...(deps.trustedCertificates ? { trustedCertificates: deps.trustedCertificates } : {}),
     }),
-    config.httpCheckPorts,
-    inFlightCap('http', '/http checks', config.httpCheckTimeoutMs),
-  );
+    ports,
+    cap: inFlightCap('http', HTTP_CHECK_TOOL.calls, config.httpCheckTimeoutMs),
+  });
   app.register(accountPlugin, { accounts });
   const siteAssets = createAssetStore();
   app.register(dashboardPlugin, { accounts, site: siteAssets });

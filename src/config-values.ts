@@ -4,16 +4,13 @@
  */
 export interface ConfigVariable<T> {
   readonly name: string;
-  /** The default as an operator would write it (shown in the README). */
+  /** As an operator would write it. */
   readonly defaultText: string;
   readonly description: string;
   readonly parse: (raw: string | undefined) => T;
 }
 
-/**
- * Parsers for environment values, shared by the configuration declarations of every capability.
- * Each returns the default for an unset or blank value and throws a message an operator can act on.
- */
+/** Each returns the default for an unset or blank value and throws a message an operator can act on. */
 export function integerIn(min: number, max: number, fallback: number) {
   return (raw: string | undefined): number => {
     if (raw === undefined || raw.trim() === '') return fallback;
@@ -40,8 +37,7 @@ export function boolean(fallback: boolean) {
   };
 }
 
-/** An http(s) URL, or the fallback when unset. */
-/** A URL (or a text quoting one) with the password of `user:password@` replaced by `***`. */
+/** Also in a text quoting a URL. */
 export function hideUrlPassword(text: string): string {
   return text.replace(/(\/\/[^/@:]*:)[^/@]*@/, '$1***@');
 }

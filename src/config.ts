@@ -26,7 +26,7 @@ export type { ConfigVariable };
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** The service's own settings; each capability declares its own in `src/<capability>/config.ts`. */
+/** Each capability declares its own in `src/<capability>/config.ts`. */
 const coreVariables = {
   port: {
     name: 'PORT',
@@ -128,10 +128,7 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-/**
- * loadConfig for a command (the server, the admin command, the data updater): a bad value is
- * printed, naming the variable, and the process exits with `exitCode` instead of a stack trace.
- */
+/** A bad value is printed, naming the variable, instead of a stack trace. */
 export function loadConfigOrExit(exitCode: number): Config {
   try {
     return loadConfig();
@@ -142,7 +139,6 @@ export function loadConfigOrExit(exitCode: number): Config {
   }
 }
 
-/** Parses the environment once; a bad value throws a ConfigError naming the variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const problems: string[] = [];
   const config: Record<string, unknown> = {};
@@ -153,7 +149,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       problems.push(`${variable.name}: ${(error as Error).message}`);
     }
   }
-  // Rules that tie variables together.
   if (problems.length === 0 && (config.workers as number) > 1 && config.redisUrl === null) {
     problems.push(
       'WORKERS: more than one process needs REDIS_URL, or each would keep its own rate-limit counters (N times the limit)',

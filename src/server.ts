@@ -7,12 +7,10 @@ import { clusterScrape } from './metrics/cluster.ts';
 import { startMetricsListener } from './metrics/listener.ts';
 import { prepareDirectory } from './storage/data-dir.ts';
 
-// The service process (started by start-with-compile-cache.ts, `npm start`): load config, build the
-// app, listen, and close gracefully on SIGTERM/SIGINT.
 // With WORKERS > 1 this process becomes a supervisor that forks the workers (they share the port
 // through node:cluster) and restarts any that dies.
 
-/** What the start-up line names: the pages a person opens first (`/api/v1` itself is no page). */
+/** The pages a person opens first (`/api/v1` itself is no page). */
 function startLine(url: string, workers?: number): string {
   const how = workers === undefined ? '' : ` with ${workers} workers`;
   return `netinfo listening on ${url}${how} (home page ${url}/, API reference ${url}/docs, API keys ${url}/dashboard)`;
@@ -64,7 +62,7 @@ async function supervise(config: Config): Promise<void> {
   let announced = false;
   let anyListened = false;
   let exitCode = 0;
-  /** Workers listening now (by cluster id): a worker that dies leaves, its replacement joins. */
+  /** A worker that dies leaves, its replacement joins. */
   const listening = new Set<number>();
   const fork = () => cluster.fork();
   cluster.on('listening', (worker, address) => {

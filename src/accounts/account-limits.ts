@@ -2,17 +2,13 @@ import { createHash } from 'node:crypto';
 import type { RateLimitStore } from '../limits/store.ts';
 
 /**
- * The account API's own abuse limits, on the same RateLimitStore as the tier limits (so with Redis
- * they hold across instances). Fixed windows; clients are counted like the public tier (IPv4
- * address, IPv6 /64).
- *
- * - `api`: every request under /api/v1/account, per client: generous for a person, a wall for a script.
- * - `signup`: accounts created per client.
- * - `loginClient`: login attempts per client (password guessing across many emails).
- * - `loginEmail`: login attempts per email, whoever makes them (guessing one account's password
- *   from many addresses). Counted whether or not the account exists, and before the password is
- *   checked, so neither the count nor the refusal tells whether an email has an account. The price:
- *   someone can hold an email's logins back for the rest of a 15-minute window.
+ * Fixed windows, per client counted like the public tier (IPv4 address, IPv6 /64).
+ * - `api`: generous for a person, a wall for a script.
+ * - `loginClient`: password guessing across many emails.
+ * - `loginEmail`: guessing one account's password from many addresses. Counted whether or not the
+ *   account exists, and before the password is checked, so neither the count nor the refusal tells
+ *   whether an email has an account. The price: someone can hold an email's logins back for the
+ *   rest of a 15-minute window.
  */
 export const ACCOUNT_LIMITS = {
   api: { limit: 300, windowMs: 3_600_000 },

@@ -16,7 +16,6 @@ import { watchMasterKey } from './master-key-check.ts';
 import { announcingOwnerChanges, type OwnerChanges } from './owner-changes.ts';
 import { createSessionService, type SessionService } from './sessions.ts';
 
-/** Everything the account routes, the dashboard and the rate-limit hook need, built once. */
 export interface Accounts {
   readonly callers: CallerResolver;
   readonly repository: AccountRepository;
@@ -28,7 +27,6 @@ export interface Accounts {
   readonly now: () => number;
 }
 
-/** The accounts' slice of the configuration. */
 export interface AccountsConfig {
   readonly dataDir: string;
   readonly masterKey: VersionedMasterKey[] | null;
@@ -39,10 +37,7 @@ export interface AccountsConfig {
 
 const SWEEP_EVERY_MS = 3_600_000;
 
-/**
- * Loads or creates the master key and wires the services over the account repository (opened by
- * the composition root, app.ts); the repository is closed with the app.
- */
+/** The repository, opened by the composition root, is closed with the app. */
 export async function createAccounts(
   app: FastifyInstance,
   config: AccountsConfig,
@@ -112,7 +107,6 @@ export async function createAccounts(
   };
 }
 
-/** The key cache, telling `onLookup` whether each lookup found the key. */
 function countedKeyCache(cache: KeyCache, onLookup: ((hit: boolean) => void) | undefined): KeyCache {
   if (onLookup === undefined) return cache;
   return {

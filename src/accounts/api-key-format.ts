@@ -3,20 +3,10 @@ import { crc32 } from 'node:zlib';
 import { API_KEY_BODY_LENGTH, API_KEY_PREFIX } from '../http/api-key-shape.ts';
 
 /**
- * The API key format, modelled on GitHub's tokens so leaked keys are easy to find and cheap to
- * reject:
- *
- *   nk_ + 30 random base62 characters + 6 base62 characters of checksum   (39 characters)
- *
- * - `nk_` names the issuer for secret scanners; the underscore keeps a double-click selecting the
- *   whole key.
- * - 30 characters of `[0-9A-Za-z]`, each uniform: 30 x log2(62) = 178 bits of randomness.
- * - the checksum is the CRC-32 of those 30 characters, in base62 (same alphabet, most significant
- *   digit first), left-padded with `0` to 6 characters. A typo or a made-up key fails it, so it is
- *   refused without touching storage, and a scanner can confirm a candidate with no false positives
- *   worth speaking of.
- *
- * Regular expression for scanners: `\bnk_[0-9A-Za-z]{36}\b`.
+ * Modelled on GitHub's tokens so leaked keys are easy to find and cheap to reject: `nk_` names the
+ * issuer for secret scanners (the underscore keeps a double-click selecting the whole key); 30
+ * uniform base62 characters give 178 bits; a CRC-32 checksum in 6 base62 characters fails a typo
+ * or a made-up key without touching storage, and lets a scanner confirm a candidate.
  */
 export { API_KEY_PREFIX };
 export const API_KEY_PATTERN = new RegExp(`^${API_KEY_PREFIX}[0-9A-Za-z]{${API_KEY_BODY_LENGTH}}$`);
@@ -62,15 +52,11 @@ export function isWellFormedApiKey(candidate: string): boolean {
   return base62Checksum(body.slice(0, RANDOM_LENGTH)) === body.slice(RANDOM_LENGTH);
 }
 
-/** What listings show of a key: `nk_` and the first characters of its random part. */
 export function displayPrefix(key: string): string {
   return key.slice(0, API_KEY_PREFIX.length + DISPLAY_LENGTH);
 }
 
-/**
- * The key in an `Authorization` header: the Bearer scheme (any case) and one token. Anything else
- * (Basic, two tokens, an empty value) is null, which the caller answers with 401.
- */
+/** The Bearer scheme (any case) and one token; anything else is null, which the caller answers with 401. */
 export function bearerToken(authorization: string): string | null {
   const match = /^Bearer +([^\s]+) *$/i.exec(authorization);
   return match?.[1] ?? null;

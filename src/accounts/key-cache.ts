@@ -1,14 +1,10 @@
 import type { KeyOwner } from '../storage/repository.ts';
 
 /**
- * Verified keys by a hash of the key, so a keyed request costs a SHA-256 and a map lookup rather
- * than a database query. Bounded (oldest entry out first: a hit does not reorder, which keeps hits
- * cheapest, and an evicted key is simply looked up again) and short-lived (a safety net: every
- * change we know of invalidates at once).
- *
- * `generation` guards the race between a lookup and a revocation: a lookup that began before an
- * invalidation must not store its now-stale answer afterwards, so `set` takes the generation read
- * before the lookup and drops the entry when anything was invalidated in between.
+ * Oldest entry out first: a hit does not reorder, which keeps hits cheapest, and an evicted key is
+ * simply looked up again. Short-lived only as a safety net: every change we know of invalidates at
+ * once. `generation` guards the race between a lookup and a revocation: `set` takes the generation
+ * read before the lookup and drops the entry when anything was invalidated in between.
  */
 export interface KeyCache {
   get(keyHash: string): KeyOwner | undefined;

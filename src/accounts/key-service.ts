@@ -8,7 +8,6 @@ import type { KeyUsageRecorder } from './key-usage.ts';
 import type { Keyring } from './keyring.ts';
 import type { OwnerChanges } from './owner-changes.ts';
 
-/** Ids of accounts and keys: 96 random bits, URL-safe, 16 characters. */
 export function newId(): string {
   return randomBytes(12).toString('base64url');
 }
@@ -24,7 +23,7 @@ export interface KeyService {
   /** Active keys, oldest first, with last-used times including uses not yet written. */
   list(accountId: string): Promise<ApiKeyRecord[]>;
   revoke(accountId: string, keyId: string): Promise<boolean>;
-  /** The owner of a well-formed presented key (`disabled` when its account is), or undefined (unknown or revoked). */
+  /** Undefined for an unknown or revoked key; `disabled` when its account is. */
   verify(apiKey: string): Promise<KeyOwner | undefined>;
   /** Drops cached owners of the account's keys (its plan changed or it was disabled). */
   forgetAccount(accountId: string): void;

@@ -29,10 +29,7 @@ export function normalisePassword(password: string): string {
 }
 
 let commonPasswords: ReadonlySet<string> | undefined;
-/**
- * The common passwords sign-up refuses (lower case, one per line; see scripts/common-passwords.ts
- * for where they come from). Read once, on first use, into a Set: each check is one lookup.
- */
+/** scripts/common-passwords.ts says where they come from. Read once, on first use. */
 function isCommonPassword(lowerCase: string): boolean {
   commonPasswords ??= new Set(
     readFileSync(new URL('./common-passwords.txt', import.meta.url), 'utf8')
@@ -43,7 +40,7 @@ function isCommonPassword(lowerCase: string): boolean {
 }
 
 /**
- * Null when acceptable, else what to fix. The rules of NIST SP 800-63B (5.1.1.2): a length, no
+ * The rules of NIST SP 800-63B (5.1.1.2): a length, no
  * composition rules, but not a password attackers try first: one of the common ones, one character
  * repeated, or the account's own email (or the name before its @, compared without case). Control
  * characters (NUL, tab, newline...) are refused: no keyboard types them into a password field, and
@@ -120,7 +117,7 @@ export async function verifyPassword(password: string, encoded: string): Promise
   return timingSafeEqual(derived, parsed.hash);
 }
 
-/** True when the hash was made with other parameters than today's (upgrade it at login). */
+/** Upgraded at login. */
 export function needsRehash(encoded: string): boolean {
   const parsed = parseHash(encoded);
   return (

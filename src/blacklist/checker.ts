@@ -11,9 +11,7 @@ export interface DnsblResult {
   listed: boolean;
   status: DnsblStatus;
   return_codes: string[];
-  /** The list's TXT explanation when listed (null when it gives none). */
   reason: string | null;
-  /** Why the list could not answer (status `error`). */
   error?: string;
 }
 
@@ -21,9 +19,7 @@ export interface BlacklistReport {
   ip: string;
   total: number;
   listed: number;
-  /** No list lists the IP and every list answered: a list that failed could have listed it. */
   clean: boolean;
-  /** Every list answered (no `error` status). */
   complete: boolean;
   errors: number;
   results: DnsblResult[];

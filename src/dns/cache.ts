@@ -108,7 +108,6 @@ export function createMemoryDnsCache(options: MemoryDnsCacheOptions = {}): DnsCa
   };
 }
 
-/** The cache that keeps nothing, for when caching is off. */
 export const noDnsCache: DnsCache = {
   get: async () => undefined,
   set: async () => {},

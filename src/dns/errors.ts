@@ -36,7 +36,6 @@ export class DnsError extends Error {
   }
 }
 
-/** What went wrong, in words for an API message: "no DNS server answered in time", … */
 export function dnsFailureInWords(error: DnsError): string {
   if (error.code === 'TIMEOUT') return 'no DNS server answered in time';
   if (error.code === 'UNREACHABLE') return 'the DNS servers could not be reached';
@@ -44,4 +43,9 @@ export function dnsFailureInWords(error: DnsError): string {
     return 'the DNS server sent no usable answer (undecodable, too large, or not matching the question)';
   }
   return `the DNS server answered ${error.code}`;
+}
+
+export function describeDnsFailure(host: string, type: string, error: DnsError): string {
+  const tried = error.attempts.map((attempt) => `${attempt.server}/${attempt.transport} ${attempt.code}`).join(', ');
+  return `DNS lookup of ${host} ${type} failed: ${dnsFailureInWords(error)}${tried ? ` (${tried})` : ''}.`;
 }

@@ -59,7 +59,6 @@ export function normaliseQueryName(input: string): NameResult {
   return { ok: true, name: ascii };
 }
 
-/** The WHATWG URL host parser's test: a last label of digits, or 0x and hex digits, makes it IPv4. */
 /** True when the last label is a number (`127.1`, `0x7f`): an IPv4 address in a legacy form to URL parsers. */
 export function endsInNumber(name: string): boolean {
   const last = name.slice(name.lastIndexOf('.') + 1);

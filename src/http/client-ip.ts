@@ -3,16 +3,13 @@ import { dottedQuadValue, normaliseIp } from '../net/ip-address.ts';
 import type { TrustProxy } from './trust-proxy.ts';
 
 /**
- * Headers consulted, in this order, when the socket peer is a trusted proxy. The first one present
- * decides; the others are ignored. A proxy should set or overwrite the first of these it supports,
- * otherwise a client could supply it.
+ * In this order; the first one present decides. A proxy should set or overwrite the first of these
+ * it supports, otherwise a client could supply it.
  */
 const CHAIN_HEADERS = ['x-forwarded-for', 'forwarded'] as const;
 const SINGLE_HEADERS = ['x-real-ip', 'cf-connecting-ip'] as const;
 
 /**
- * The caller's IP address, resolved once per request.
- *
  * The socket peer is the client unless it is a trusted proxy. Then the forwarding chain is walked
  * from the right (the entry our own proxy appended) past every trusted address, and the first
  * untrusted address is the client; if every entry is trusted, the left-most one is. A malformed
@@ -89,7 +86,7 @@ function parseAddressWithPort(raw: string): string | null {
   return normaliseIp(value);
 }
 
-/** The `for=` value of each element of an RFC 7239 Forwarded header, in order. */
+/** RFC 7239. */
 function parseForwarded(value: string): (string | null)[] {
   return value.split(',').map((element) => {
     for (const pair of element.split(';')) {

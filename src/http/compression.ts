@@ -12,7 +12,7 @@ import { hookList } from './route-config.ts';
  */
 export const COMPRESSION_THRESHOLD_BYTES = 1024;
 
-/** Compressible content types; never `text/event-stream`, whose events must not wait in a compressor. */
+/** Never `text/event-stream`, whose events must not wait in a compressor. */
 const COMPRESSIBLE =
   /^(?:text\/(?!event-stream)|application\/(?:[\w.+-]*\+)?json|application\/javascript|image\/svg\+xml)/;
 
@@ -21,11 +21,7 @@ const BROTLI = { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } };
 
 export type ContentCoding = 'br' | 'gzip';
 
-/**
- * The coding to answer with for an Accept-Encoding header (RFC 9110 section 12.5.3): br or gzip
- * (x-gzip too), the higher q-value first, br on a tie; `*` stands for any coding not listed;
- * q=0 refuses. Undefined: send the identity.
- */
+/** RFC 9110 section 12.5.3; br on a tie. Undefined: send the identity. */
 export function chooseCoding(acceptEncoding: string | undefined): ContentCoding | undefined {
   if (acceptEncoding === undefined || acceptEncoding === '') return undefined;
   const weights = new Map<string, number>();
@@ -47,7 +43,6 @@ function appendVary(reply: FastifyReply, name: string): void {
   reply.header('vary', vary === undefined ? name : `${String(vary)}, ${name}`);
 }
 
-/** The onSend step: compresses a buffered answer the client accepts compressed, over the threshold. */
 function compressAnswer(threshold: number) {
   return (
     request: FastifyRequest,
@@ -78,8 +73,7 @@ function compressAnswer(threshold: number) {
 }
 
 /**
- * gzip and brotli for the clients that ask (Accept-Encoding), on answers of a compressible type of
- * at least `threshold` bytes, compressed in one call (every answer here is buffered). Never:
+ * Compressed in one call: every answer here is buffered. Never:
  * - the SSE streams: they take the response over (http/sse.ts), so no onSend step sees them, and
  *   `text/event-stream` is not a compressible type here either;
  * - answers that carry a secret beside text a third party might steer (BREACH): the account API

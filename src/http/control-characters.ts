@@ -14,10 +14,7 @@ const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the same set, to test before replacing.
 const HAS_TERMINAL_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
-/**
- * `text` with each terminal control written as `\xNN` (its code point), visible and harmless.
- * Tested first: a replace with a callback costs about 400 ns even when nothing matches, a test 50.
- */
+/** Tested first: a replace with a callback costs about 400 ns even when nothing matches, a test 50. */
 export function escapeControlCharacters(text: string): string {
   if (!HAS_TERMINAL_CONTROL.test(text)) return text;
   return text.replace(TERMINAL_CONTROLS, (control) => `\\x${control.charCodeAt(0).toString(16).padStart(2, '0')}`);
@@ -40,7 +37,7 @@ function mediaType(contentType: unknown): string {
   return typeof contentType === 'string' ? contentType.trimStart().toLowerCase() : '';
 }
 
-/** A stream's text with its controls escaped; characters split across chunks are joined first. */
+/** Characters split across chunks are joined first. */
 function escapingStream(): Transform {
   const decoder = new StringDecoder('utf8');
   return new Transform({
@@ -54,10 +51,10 @@ function escapingStream(): Transform {
 }
 
 /**
- * Every text/plain answer of the app passes here (and every JSON one, for its raw DEL and C1), whichever route made it and however it set its
- * type (Fastify gives a bare string text/plain too): escaping per route would miss the next route
- * that prints a name, a WHOIS line or a header. A root `onSend` step, so it runs before the
- * routes' own steps (compression, which would hide the text).
+ * Every text/plain and JSON answer passes here, however its route set its type (Fastify gives a bare
+ * string text/plain too): escaping per route would miss the next route that prints a name, a WHOIS
+ * line or a header. A root `onSend` step, so it runs before the routes' own (compression would hide
+ * the text).
  */
 export function registerPlainTextEscaping(app: FastifyInstance): void {
   app.addHook('onSend', (_request, reply, payload, done) => {

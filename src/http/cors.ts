@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 
 /**
- * CORS for a public API: any origin, no credentials. Every response gets the same two headers and
- * a preflight is answered at once (204), so this is a static header write on the hot path rather
- * than @fastify/cors's per-request origin logic (measured: about a sixth of a minimal route's
- * throughput). Cookies are never allowed cross-origin (no Allow-Credentials), which the account
- * API's CSRF defence relies on.
+ * Any origin, no credentials: every response gets the same headers and a preflight is answered at
+ * once (204), so this is a static header write on the hot path rather than @fastify/cors's
+ * per-request origin logic (measured: about a sixth of a minimal route's throughput). Cookies
+ * never cross origins (no Allow-Credentials), which the account API's CSRF defence relies on.
  */
 // Every response header is readable by browser scripts (X-RateLimit-*, X-Request-Id,
 // X-Data-Attribution, Cache-Control...). The wildcard means that for requests without credentials

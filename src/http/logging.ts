@@ -4,13 +4,11 @@ import { API_KEY_BODY_LENGTH, API_KEY_PREFIX } from './api-key-shape.ts';
 import { lazyRequestLogger } from './request-logger.ts';
 
 /**
- * The service's one logger, and how Fastify uses it.
- *
- * Fastify is built without a logger of its own (`logger: false`) and given this one as `app.log` and,
- * through `requestLoggerFactory`, as every request's `request.log`. The reason is cost: a Fastify
- * with a logger adds two response listeners, two clock reads and two log calls to every request
- * even when the level writes nothing (about 3% of /api/v1/ipv6's busy time in a CPU profile of the
- * benchmark, docs/performance.md). The access log is ours instead (`registerAccessLog`), and exists only at a
+ * Fastify is built without a logger of its own (`logger: false`) and given this one as `app.log`
+ * and, through `requestLoggerFactory`, as every request's `request.log`, for cost: a Fastify with a
+ * logger adds two response listeners, two clock reads and two log calls to every request even when
+ * the level writes nothing (about 3% of /api/v1/ipv6's busy time in a CPU profile of the benchmark,
+ * docs/performance.md). The access log is ours instead (`registerAccessLog`), and exists only at a
  * level that writes it.
  */
 
@@ -52,18 +50,14 @@ const ENCODED_KEYS = new RegExp(
   'g',
 );
 
-/**
- * A log line as written: every key-shaped string in it, in any percent-encoded spelling, replaced.
- * Applied to whole lines (pino's `streamWrite` hook), so no field, message or error text can carry
- * one; the `Authorization` and cookie headers are redacted as fields besides (REDACTED_PATHS).
- */
+/** Applied to whole lines (pino's `streamWrite` hook), so no field, message or error text can carry a key. */
 export function withoutApiKeys(line: string): string {
   // Most lines hold neither the prefix nor a percent sign: two scans, no regular expression.
   if (!line.includes(API_KEY_PREFIX.slice(0, 2)) && !line.includes('%')) return line;
   return line.replace(ENCODED_KEYS, `${API_KEY_PREFIX}[redacted]`);
 }
 
-/** A request as one log field: no headers (so no credentials), the caller's resolved address. */
+/** No headers, so no credentials. */
 function requestFields(request: LoggedRequest) {
   return {
     method: request.method,
@@ -88,16 +82,12 @@ export function createServiceLogger(level: string, stream?: DestinationStream): 
   );
 }
 
-/** Fastify's `childLoggerFactory`: each request logs through `logger`, with its `reqId`. */
 export function requestLoggerFactory(logger: Logger) {
   return (_fastifysOwn: unknown, bindings: pino.Bindings, options: pino.ChildLoggerOptions) =>
     lazyRequestLogger(logger, bindings, options);
 }
 
-/**
- * Fastify's own lines, less the two per request that the access log below replaces: its error lines
- * (a failed stream, an error the default handler logs) are kept.
- */
+/** Fastify's own lines, less the two per request that the access log replaces. */
 export class ServiceLogController extends LogController {
   override incomingRequest(): void {}
 
@@ -106,10 +96,7 @@ export class ServiceLogController extends LogController {
   }
 }
 
-/**
- * One `request completed` line per request (id, method, URL, caller, status, time in ms) when the
- * level is `info` or lower. At a quieter level no hook is added, so requests pay nothing for it.
- */
+/** At a level quieter than `info` no hook is added, so requests pay nothing for it. */
 export function registerAccessLog(app: FastifyInstance, logger: Logger): void {
   if (!logger.isLevelEnabled('info')) return;
   app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done) => {

@@ -32,13 +32,11 @@ export function closeQueryStrings(app: FastifyInstance): void {
   });
 }
 
-/** The query parameter names a route declares. */
 export function declaredQueryParameters(request: FastifyRequest): string[] {
   const querystring = request.routeOptions.schema?.querystring as ObjectSchema | undefined;
   return Object.keys(querystring?.properties ?? {});
 }
 
-/** The 400 for query parameters the route does not declare, or undefined when there are none. */
 export function unknownQueryParameters(request: FastifyRequest): ApiError | undefined {
   const declared = declaredQueryParameters(request);
   const query = (request.query ?? {}) as Record<string, unknown>;

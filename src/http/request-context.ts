@@ -7,7 +7,7 @@ import type { TrustProxy } from './trust-proxy.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The caller's IP, resolved once per request (see client-ip.ts). */
+    /** Resolved once per request. */
     clientIp: string;
   }
 }

@@ -69,7 +69,6 @@ class LazyRequestLogger {
   }
 }
 
-/** The logger for one request: `parent` with `bindings` (the request id), made on first use. */
 export function lazyRequestLogger(
   parent: LevelAwareLogger,
   bindings: Bindings,

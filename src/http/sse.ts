@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-/** The headers of every Server-Sent Events response, besides those the hooks set (CORS, rate limits, request id). */
 export const SSE_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
   // no-cache: a stream is live; X-Accel-Buffering: no keeps nginx from buffering it, which would
@@ -21,32 +20,28 @@ export const SSE_HEADERS = {
  */
 const EVENT_ID = /^netinfo\.[0-9a-f]{16}\.[1-9][0-9]{0,9}$/;
 
-/** True for an event id one of our streams sent (any instance's): its stream has finished. */
 export function isStreamEventId(value: string): boolean {
   return EVENT_ID.test(value);
 }
 
-/** One Server-Sent Events response. Every message is `id: <id>`, `data: <JSON>` and a blank line, as the spec frames them. */
 export interface EventStream {
-  /** The stream's name in its events' ids (and in its log line). */
   readonly id: string;
-  /** Writes one event at once; does nothing after close() or once the client has gone. */
+  /** Does nothing after close() or once the client has gone. */
   send(event: object): void;
-  /** Ends the response (idempotent). */
+  /** Idempotent. */
   close(): void;
   /** Aborted when the client goes away before close(). */
   readonly clientGone: AbortSignal;
 }
 
-/** The SSE framing of one event. JSON.stringify escapes line breaks, so the data is one line. */
+/** JSON.stringify escapes line breaks, so the data is one line. */
 export function formatEvent(id: string, event: object): string {
   return `id: ${id}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
 /**
- * Takes the response over from Fastify (its serialiser and onSend hooks do not run for a stream)
- * and sends the status and headers at once, so a client knows the stream is open before the first
- * event. The headers the onRequest hooks set on the reply are carried over.
+ * Fastify's serialiser and onSend hooks do not run for a stream. The status and headers (with those
+ * the onRequest hooks set) go at once, so a client knows the stream is open before the first event.
  */
 export function openEventStream(request: FastifyRequest, reply: FastifyReply): EventStream {
   reply.hijack();

@@ -9,18 +9,14 @@ type RouteDefinition = { schema: unknown; method: string; url: string; httpPart:
 type CompilerFromPool = (externalSchemas: unknown, options: unknown) => (route: RouteDefinition) => Validator;
 
 /**
- * Fastify's own validator compiler (Ajv), with three corrections:
- * - JSON bodies are not type-coerced. Fastify's Ajv coerces every part, which query strings need
- *   (they are text) but a JSON body does not: `{"password": 1234567890123}` was taken as the string
- *   "1234567890123", `{"name": 5}` as "5". A body now has the types its schema says, or is a 400.
- * - Coerced numbers must be finite. Ajv turns "Infinity" or "1e999" into a non-finite number and
+ * Fastify's own validator compiler (Ajv), with these corrections:
+ * - JSON bodies are not type-coerced (query strings need it, being text): `{"password":
+ *   1234567890123}` was taken as the string "1234567890123".
+ * - Coerced numbers must be finite: Ajv turns "Infinity" or "1e999" into a non-finite number and
  *   then skips its integer, minimum and maximum checks (ajv#2212, fastify#6718): `count=Infinity`
- *   reached the ping route as Infinity. So the top-level numeric properties of a coerced part are
- *   checked again after Ajv accepted it. (Without coercion Ajv refuses non-finite numbers itself.)
- * - Numbers in a coerced part are written in decimal, as the config's numbers are. Ajv's coercion is
- *   JavaScript's `Number()`, which also reads `1e1`, `0x5`, `0b11`, `+5`, ` 5` and `5.`: `count=0x5`
- *   pinged five times. An integer must be digits (a `-` allowed before them), a number digits with
- *   an optional decimal fraction; anything else is a 400 naming the parameter, before Ajv's limits.
+ *   reached the ping route as Infinity.
+ * - Numbers in a coerced part are written in decimal: Ajv's coercion is `Number()`, which also reads
+ *   `1e1`, `0x5`, `0b11`, `+5`, ` 5` and `5.`: `count=0x5` pinged five times.
  * - Unknown query parameters are refused, not dropped: Fastify's Ajv removes the properties an
  *   `additionalProperties: false` schema does not declare, and every query schema is closed
  *   (http/query-params.ts), so the caller hears of a misspelt or unsupported parameter.

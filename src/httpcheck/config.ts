@@ -1,4 +1,6 @@
 import { type ConfigVariable, integerIn } from '../config-values.ts';
+import { inFlightConfigVariables } from '../limits/in-flight.ts';
+import { HTTP_CHECK_TOOL } from './tool.ts';
 
 /** Ports as inclusive ranges; a single port is a range of one. */
 export type PortRanges = readonly (readonly [first: number, last: number])[];
@@ -32,6 +34,8 @@ export function portAllowed(port: number, ranges: PortRanges): boolean {
   return ranges.some(([first, last]) => port >= first && port <= last);
 }
 
+const httpCheckCaps = inFlightConfigVariables(HTTP_CHECK_TOOL, { all: 200, perClient: 5 });
+
 export const httpCheckConfigVariables = {
   httpCheckPorts: {
     name: 'HTTP_CHECK_PORTS',
@@ -54,20 +58,8 @@ export const httpCheckConfigVariables = {
       'How much of the final response body `/api/v1/http` reads (and discards) at most; a longer body is cut there (`body_truncated: true`), its connection closed.',
     parse: integerIn(0, 104_857_600, 1_048_576),
   },
-  httpCheckMaxInFlight: {
-    name: 'HTTP_CHECK_MAX_IN_FLIGHT',
-    defaultText: '200',
-    description:
-      '/http checks running at the same time, all callers together; one more is answered 429 (lowered at start when their sockets would not fit the open-files limit minus FD_RESERVE).',
-    parse: integerIn(1, 100_000, 200),
-  },
-  httpCheckMaxInFlightPerClient: {
-    name: 'HTTP_CHECK_MAX_IN_FLIGHT_PER_CLIENT',
-    defaultText: '5',
-    description:
-      '/http checks one caller may have running at the same time (counted like the rate limits: per IPv4 address, IPv6 /64 or account); one more is answered 429.',
-    parse: integerIn(1, 100_000, 5),
-  },
+  httpCheckMaxInFlight: httpCheckCaps.all,
+  httpCheckMaxInFlightPerClient: httpCheckCaps.perClient,
 } satisfies Record<string, ConfigVariable<unknown>>;
 
 /** The HTTP check's slice of the configuration. */

@@ -14,7 +14,6 @@ export const MAX_HEADER_VALUE_LENGTH = 4096;
 /** What a cut value ends with, after its first MAX_HEADER_VALUE_LENGTH characters. */
 export const cutMark = (length: number) => ` [cut: ${length} characters in all]`;
 
-/** What stands for Set-Cookie's values. */
 export const withheldCookies = (count: number) => `[withheld: ${count} cookie${count === 1 ? '' : 's'}]`;
 
 /** node:http's rawHeaders (name, value, name, value...) grouped by lower-cased name; nothing dropped or merged. */
@@ -42,7 +41,6 @@ export function headersFromHttp2(
   return received;
 }
 
-/** The first value of a header, or null. */
 export function firstHeader(headers: ReceivedHeaders, name: string): string | null {
   return headers[name]?.[0] ?? null;
 }

@@ -11,7 +11,6 @@ export function joinClusterMetrics(registry: Registry): void {
   AggregatorRegistry.setRegistries([registry]);
 }
 
-/** The supervisor's scrape: every worker's metrics, counters and histograms summed. */
 export function clusterScrape(): Scrape {
   const aggregator = new AggregatorRegistry();
   return async () => {

@@ -23,7 +23,6 @@ export const metricsConfigVariables = {
   },
 } satisfies Record<string, ConfigVariable<unknown>>;
 
-/** The metrics' slice of the configuration. */
 export interface MetricsConfig {
   readonly metricsPort: number;
   readonly metricsHost: string;

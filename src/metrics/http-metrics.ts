@@ -36,19 +36,16 @@ declare module 'fastify' {
 }
 
 /**
- * netinfo_http_requests_total and netinfo_http_request_duration_seconds. The label is the route
- * pattern the router matched (`/api/v1/json/:ip`), never the raw URL, so a flood of random paths
- * adds one series, `route="unmatched"`, not one per path. The series are made per route when it is
- * registered (onRoute), so a request costs two Map lookups and two additions (see series.ts).
+ * The label is the route pattern matched (`/api/v1/json/:ip`), never the raw URL, so a flood of
+ * random paths adds one series, `route="unmatched"`. Series are made per route at onRoute, so a
+ * request costs two Map lookups and two additions.
  *
- * A request is counted when its answer is handed to Node (an onSend step, which every route already
- * runs for compression and the rate-limit headers), and its time runs from its arrival (onRequest) to
- * then. Not at `onResponse`: with no route having an onResponse hook (the access log adds one only at
- * LOG_LEVEL=info), Fastify attaches no `finish` listener to the response at all, and one such hook
- * makes it attach and remove two listeners per request: measured, +5% instructions per
- * /api/v1/json request, where the issue allows 3%. The streams (`config.stream`) take the response
- * over, so no onSend step sees their end: they are counted at onResponse, when the stream closes,
- * unless an answer before it (a 400, a 429) was counted already.
+ * A request is counted when its answer is handed to Node (an onSend step), not at `onResponse`:
+ * with no onResponse hook on a route (the access log adds one only at LOG_LEVEL=info), Fastify
+ * attaches no `finish` listener at all, and one such hook makes it attach and remove two per
+ * request: measured, +5% instructions per /api/v1/json request, where the issue allows 3%. The
+ * streams take the response over, so no onSend step sees their end: they are counted at
+ * onResponse, unless an answer before it (a 400, a 429) was counted already.
  */
 export function registerHttpMetrics(
   app: FastifyInstance,

@@ -3,14 +3,11 @@ import { createServer, type Server } from 'node:http';
 import { escapeControlCharacters } from '../http/control-characters.ts';
 import type { MetricsConfig } from './config.ts';
 
-/** What one scrape answers: prom-client's text exposition, from one registry or summed over workers. */
 export type Scrape = () => Promise<{ contentType: string; body: string }>;
 
 /**
- * The Prometheus listener: a plain node:http server apart from the public one, so a scrape is never
- * rate-limited, never logged as a request and never counted in netinfo_http_requests_total. It
- * answers GET /metrics and 404 for anything else. A port that is taken stops the start with a
- * message naming METRICS_PORT.
+ * Apart from the public server, so a scrape is never rate-limited, never logged as a request and
+ * never counted in netinfo_http_requests_total.
  */
 export async function startMetricsListener(config: MetricsConfig, scrape: Scrape): Promise<Server> {
   const server = createServer((request, response) => {

@@ -29,7 +29,6 @@ export function parseCidr(text: string): CidrParse {
   return { ok: true, cidr };
 }
 
-/** The network of the given length that contains the address (host bits cleared). */
 export function cidrOf(address: IpAddress, prefixLength: number): Cidr {
   if (address.version === 4) {
     const size = 2 ** (32 - prefixLength);

@@ -1,9 +1,8 @@
 import { isIPv6 } from 'node:net';
 
 /**
- * An IP address as a number: IPv4 as an unsigned 32-bit integer in a `number`, IPv6 as a 128-bit
- * `bigint`. Numbers make range checks and binary search plain comparisons; IPv4 stays a `number`
- * because that is the hot path (most lookups) and bigint arithmetic is several times slower.
+ * Numbers make range checks and binary search plain comparisons; IPv4 stays a `number` because
+ * that is the hot path (most lookups) and bigint arithmetic is several times slower.
  */
 export type IpAddress =
   | { readonly version: 4; readonly value: number }
@@ -13,11 +12,9 @@ const MAPPED_PREFIX = 0xffffn << 32n; // ::ffff:0:0/96
 const MAPPED_MASK = ((1n << 96n) - 1n) << 32n;
 
 /**
- * Parses an IP literal. Accepts exactly what `node:net` `isIP` accepts (dotted-quad IPv4 without
- * leading zeros; any RFC 4291 IPv6 text form, including an embedded dotted quad), except a zone
- * index (`fe80::1%eth0`): a zone is meaningful only on the host that wrote it, never in a client
- * address or a public target, so it is rejected rather than silently dropped.
- * Returns null for anything else, including hostnames and inet_aton shorthands such as `127.1`.
+ * Exactly what `node:net` `isIP` accepts (so not `127.1`), except a zone index (`fe80::1%eth0`): a
+ * zone is meaningful only on the host that wrote it, never in a client address or a public target,
+ * so it is rejected rather than silently dropped.
  */
 export function parseIp(text: string): IpAddress | null {
   const v4 = dottedQuadValue(text);
@@ -27,9 +24,8 @@ export function parseIp(text: string): IpAddress | null {
 }
 
 /**
- * The value of a dotted quad written exactly as `node:net` `isIPv4` accepts it (four decimal
- * octets up to 255, no leading zeros), else -1. One pass over the characters instead of isIPv4's
- * regular expression and a second pass to convert: it runs several times on every request.
+ * -1 unless written exactly as `node:net` `isIPv4` accepts it. One pass over the characters instead
+ * of isIPv4's regular expression and a second pass to convert: it runs several times on every request.
  */
 export function dottedQuadValue(text: string): number {
   if (text.length < 7 || text.length > 15) return -1;
@@ -57,7 +53,6 @@ export function dottedQuadValue(text: string): number {
   return digits === 0 || dots !== 3 ? -1 : value * 256 + octet;
 }
 
-/** `::ffff:a.b.c.d` -> a.b.c.d; every other address unchanged. A mapped address is an IPv4 peer. */
 export function unmapIpv4(address: IpAddress): IpAddress {
   if (address.version === 6 && (address.value & MAPPED_MASK) === MAPPED_PREFIX) {
     return { version: 4, value: Number(address.value & 0xffffffffn) };
@@ -65,21 +60,20 @@ export function unmapIpv4(address: IpAddress): IpAddress {
   return address;
 }
 
-/** Dotted quad, or RFC 5952 text for IPv6 (lower case, longest zero run compressed). */
+/** RFC 5952 text for IPv6. */
 export function formatIp(address: IpAddress): string {
   return address.version === 4 ? formatIpv4(address.value) : formatIpv6(address.value);
 }
 
-/** The one spelling of an address used for display, caching and comparison; null when not an IP. */
+/** The one spelling used for display, caching and comparison. */
 export function normaliseIp(text: string): string | null {
   const address = parseIp(text);
   return address === null ? null : formatIp(unmapIpv4(address));
 }
 
 /**
- * The /64 an IPv6 client is counted in (`2001:db8:1:2::/64`): one subscriber usually holds a whole
- * /64, so per-address counting would let one host rotate through 2^64 identities. Null for IPv4
- * (including mapped) and for non-addresses.
+ * One subscriber usually holds a whole /64, so per-address counting would let one host rotate
+ * through 2^64 identities.
  */
 export function ipv6Prefix64(text: string): string | null {
   const address = parseIp(text);
@@ -89,10 +83,7 @@ export function ipv6Prefix64(text: string): string | null {
   return `${formatIpv6(unmapped.value & ~((1n << 64n) - 1n))}/64`;
 }
 
-/**
- * The PTR query name: `4.3.2.1.in-addr.arpa` or the 32-nibble `ip6.arpa` form. A mapped address is
- * reversed as its IPv4 address, because that is where its PTR record lives.
- */
+/** A mapped address is reversed as its IPv4 address, because that is where its PTR record lives. */
 export function reverseName(text: string): string | null {
   const address = parseIp(text);
   if (address === null) return null;

@@ -1,9 +1,7 @@
 /**
- * The host (and port) in what people paste where a host is asked for: `example.com`,
- * `example.com:8443`, `[2001:db8::1]:443`, a bare IPv6 address, or a URL
- * (`https://example.com:8443/path?q#f`). Pure and deliberately not a URL parser: WHATWG URL reads
- * `127.1` or fullwidth digits as an address the user did not write; the host text is returned as
- * written, for the caller's own name or address rules. Reasons are written for a 400 message.
+ * `example.com:8443`, `[2001:db8::1]:443`, a bare IPv6 address, or a URL. Deliberately not a URL
+ * parser: WHATWG URL reads `127.1` or fullwidth digits as an address the user did not write; the
+ * host is returned as written, for the caller's own name or address rules. Reasons go into a 400.
  */
 export type PastedHost = { ok: true; scheme: string | null; host: string; port: number | null };
 
@@ -11,7 +9,6 @@ export type PastedHostParse = PastedHost | { ok: false; reason: string };
 
 const SCHEME = /^([a-z][a-z0-9+.-]*):\/\//i;
 
-/** Whether the text starts like a URL (`scheme://`). */
 export function hasUrlScheme(text: string): boolean {
   return SCHEME.test(text);
 }

@@ -2,24 +2,17 @@ import { type Cidr, cidrContains, formatCidr, parseCidr } from './cidr.ts';
 import { formatIp, type IpAddress, parseIp, unmapIpv4 } from './ip-address.ts';
 
 /**
- * The IANA special-purpose address registries (RFC 6890, RFC 8190 and the RFCs that added entries
- * since; IPv4 registry as of 2024-10, IPv6 registry as of 2024-10-22), plus three neighbouring
- * registries an "is this a real public address?" check needs: multicast (224.0.0.0/4, ff00::/8),
- * the IPv6 blocks "Reserved by IETF" in the IPv6 address-space registry (everything outside
- * 2000::/3, fc00::/7, fe80::/10 and ff00::/8), and cloud instance-metadata endpoints.
- *
- * Rules:
+ * The IANA special-purpose registries (IPv4 as of 2024-10, IPv6 as of 2024-10-22), plus what an
+ * "is this a real public address?" check also needs: multicast, the IPv6 space "Reserved by IETF"
+ * (outside 2000::/3, fc00::/7, fe80::/10 and ff00::/8), and cloud instance-metadata endpoints.
  * - The most specific entry wins (192.0.0.9/32 PCP anycast inside 192.0.0.0/24).
- * - `::ffff:a.b.c.d` (IPv4-mapped) is classified as a.b.c.d: it is an IPv4 peer seen by a
- *   dual-stack socket.
- * - `64:ff9b::a.b.c.d` (the NAT64 well-known prefix, RFC 6052) is classified as a.b.c.d, null when
- *   that is public: a packet to it leaves the NAT64 gateway towards a.b.c.d, so it is exactly as
- *   private or public as a.b.c.d. The local-use prefix 64:ff9b:1::/48 (RFC 8215) is 'private'.
- * - Teredo (2001::/32), 6to4 (2002::/16) and the retired 6to4 relay anycast 192.88.99.0/24 are
- *   reported as 'transition' and globally reachable. The target policy (isForbiddenTarget) also
- *   judges the IPv4 addresses 6to4 and Teredo embed (embeddedIpv4): a relay delivers to them.
- * - Multicast is marked not globally reachable: it is never a valid unicast source or a target
- *   for this service, and bogon lists (Team Cymru) include 224.0.0.0/4.
+ * - `::ffff:a.b.c.d` is classified as a.b.c.d: it is an IPv4 peer seen by a dual-stack socket.
+ * - `64:ff9b::a.b.c.d` (NAT64, RFC 6052) is classified as a.b.c.d: a packet to it leaves the NAT64
+ *   gateway towards a.b.c.d, so it is exactly as private or public.
+ * - Teredo, 6to4 and the retired 6to4 relay anycast are 'transition' and globally reachable;
+ *   isForbiddenTarget also judges the IPv4 addresses they embed: a relay delivers to them.
+ * - Multicast is not globally reachable: never a valid unicast source or a target here, and bogon
+ *   lists (Team Cymru) include 224.0.0.0/4.
  */
 export type SpecialAddressKind =
   | 'this-network'
@@ -41,9 +34,7 @@ export type SpecialAddressKind =
 
 export interface SpecialAddress {
   readonly kind: SpecialAddressKind;
-  /** The registry entry that matched, e.g. '10.0.0.0/8'. */
   readonly range: string;
-  /** The registry's name for the entry, e.g. 'Private-Use'. */
   readonly name: string;
   readonly rfc: string;
   /** The registry's "Globally Reachable" column: false means a bogon on the public internet. */
@@ -111,7 +102,6 @@ const IPV6_ROWS: readonly Row[] = [
   ['fe80::/10', 'link-local', 'Link-Local Unicast', 'RFC 4291', false],
   ['ff00::/8', 'multicast', 'Multicast', 'RFC 4291', false],
   ['fd00:ec2::254/128', 'metadata', 'AWS instance metadata (IPv6)', 'vendor', false],
-  // IPv6 address-space registry: all unicast space outside 2000::/3 is unassigned.
   ...['::/8', '100::/8', '200::/7', '400::/6', '800::/5', '1000::/4', '4000::/3', '6000::/3', '8000::/3']
     .concat(['a000::/3', 'c000::/3', 'e000::/4', 'f000::/5', 'f800::/6', 'fe00::/9', 'fec0::/10'])
     .map((range): Row => [range, 'reserved', 'Reserved by IETF', 'RFC 4291', false]),
@@ -133,17 +123,12 @@ const ENTRIES: readonly Entry[] = [...IPV4_ROWS, ...IPV6_ROWS]
 
 const NAT64_PREFIX = 0x64ff9bn << 96n; // 64:ff9b::/96
 
-/**
- * The special-purpose registry entry an address falls in, or null for an ordinary public address
- * (and for anything that is not an IP literal: hostnames, `127.1`, zone-qualified addresses).
- * See the module comment for mapped and NAT64 addresses.
- */
+/** Null for an ordinary public address and for anything not an IP literal (`127.1`, `fe80::1%eth0`). */
 export function classifySpecialAddress(ip: string): SpecialAddress | null {
   const address = parseIp(ip);
   return address === null ? null : classifyAddress(address);
 }
 
-/** As classifySpecialAddress, for an already parsed address. */
 export function classifyAddress(parsed: IpAddress): SpecialAddress | null {
   let address = unmapIpv4(parsed);
   if (address.version === 6 && (address.value & ~0xffffffffn) === NAT64_PREFIX) {
@@ -161,7 +146,7 @@ export function isBogon(ip: string): boolean {
   return special !== null && !special.globallyReachable;
 }
 
-/** Kinds the service will not open a connection to (SSL, ping, traceroute, WHOIS referrals). */
+/** SSL, ping, traceroute and WHOIS referrals do not connect to these. */
 export const FORBIDDEN_TARGET_KINDS: ReadonlySet<SpecialAddressKind> = new Set<SpecialAddressKind>([
   'private',
   'loopback',
@@ -211,12 +196,10 @@ function isForbiddenAddress(address: IpAddress): boolean {
 }
 
 /**
- * Whether the service must refuse to connect to this IP literal unless the operator allows private
- * targets. Fails closed: input that is not a plain IP literal (a hostname, `127.1`, `fe80::1%eth0`)
- * is refused — callers resolve names first and check each resolved address. Any entry that is not
- * globally reachable is refused too, so a registry entry added later under a new kind is covered.
- * A 6to4 or Teredo address is refused when an IPv4 address it embeds is: `2002:7f00:2::` reaches
- * 127.0.0.2 through any 6to4 relay that decapsulates it.
+ * Fails closed: input that is not a plain IP literal is refused (callers resolve names first and
+ * check each address). Any entry not globally reachable is refused too, so a registry entry added
+ * later under a new kind is covered. A 6to4 or Teredo address is refused when an IPv4 address it
+ * embeds is: `2002:7f00:2::` reaches 127.0.0.2 through any 6to4 relay that decapsulates it.
  */
 export function isForbiddenTarget(ip: string): boolean {
   const address = parseIp(ip);

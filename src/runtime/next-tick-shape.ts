@@ -1,20 +1,12 @@
 import { createHook } from 'node:async_hooks';
 
 /**
- * Keeps one of Node's internal `process.nextTick` queue entries alive for the life of the process.
- *
- * Why: Node builds each queue entry with an object literal whose first keys are computed symbols;
- * V8 takes the hidden class ("map") of such literals from a cache that holds it weakly. When a full
- * GC runs at a moment when no entry is alive, V8 can drop those maps and the next entries get new
- * ones; observed here, after startup work such as Fastify's plugin loading and one full GC, the
- * entries' creation in `nextTick` stays on a slow path for the rest of the process (our reading:
- * its stores have seen too many maps and went generic). Node's HTTP server calls `nextTick` about
- * seven times per request: the slow form cost 0.36 µs per call instead of 0.04 µs, about a tenth of
- * the server time of /api/v1/ipv6 (docs/performance.md says how it was measured). With one entry
- * kept alive the maps stay, and so does the fast form.
- *
- * The only public way to reach an entry is an async hook, enabled here for one `nextTick` call at
- * startup and disabled at once, so no hook runs while the service serves requests.
+ * One `nextTick` queue entry, kept alive for the life of the process. V8 takes the hidden class
+ * ("map") of such entries from a cache that holds it weakly; when a full GC runs while no entry is
+ * alive (observed after startup work and one full GC), the next entries get new maps and
+ * `nextTick` stays on a slow path for ever: 0.36 µs per call instead of 0.04 µs, about seven calls
+ * per request, a tenth of the server time of /api/v1/ipv6 (docs/performance.md). An async hook,
+ * enabled for one `nextTick` call at startup, is the only public way to reach an entry.
  */
 let retained: object | undefined;
 
@@ -30,7 +22,7 @@ export function retainNextTickShape(): void {
   hook.disable();
 }
 
-/** For the test: whether an entry is held. */
+/** For the test. */
 export function nextTickShapeRetained(): boolean {
   return retained !== undefined;
 }

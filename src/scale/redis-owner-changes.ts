@@ -5,7 +5,6 @@ import type { CircuitBreaker } from '../limits/circuit-breaker.ts';
 
 const VERSION_KEY = 'netinfo:key-owners:version';
 
-/** OwnerChanges through a version kept in Redis: the twin shared-state.ts picks when REDIS_URL is set. */
 export function createRedisOwnerChanges(redis: Redis, breaker?: CircuitBreaker): OwnerChanges {
   const unread = () => null;
   return {

@@ -15,14 +15,13 @@ import { createRedisStreamSlots } from '../probes/stream/redis-slots.ts';
 import { createStreamSlots, type StreamSlots } from '../probes/stream/slots.ts';
 import { createRedisOwnerChanges } from './redis-owner-changes.ts';
 
-/** The backends whose state several instances must share: chosen once, here, from REDIS_URL. */
 export interface SharedState {
   readonly rateLimitStore: RateLimitStore;
   dnsCache(maxEntries: number): DnsCache;
   ttlCache<T>(namespace: string, maxEntries: number): TtlCache<T>;
-  /** How instances tell each other that key owners changed; null with a single process. */
+  /** Null with a single process. */
   readonly ownerChanges: OwnerChanges | null;
-  /** The ping/traceroute caps' counts; call once (one set of caps for all the tools). */
+  /** Call once: one set of caps for all the tools. */
   streamSlots(limits: StreamSlotLimits): StreamSlots;
 }
 
@@ -33,7 +32,6 @@ export interface StreamSlotLimits {
   leaseMs: number;
 }
 
-/** The shared state's slice of the configuration: REDIS_URL, or null for a single process. */
 export interface SharedStateConfig {
   readonly redisUrl: string | null;
 }
@@ -94,7 +92,6 @@ export async function createSharedState(
   });
   // Serve only once connected (or after a bounded wait), so a fresh instance does not count its
   // first requests in its own memory while the connection is still being made.
-  // (Connection errors meanwhile are expected: ioredis keeps retrying, and 'error' is logged above.)
   const connected = new Promise<void>((resolve) => redis.once('ready', () => resolve()));
   await Promise.race([connected, sleep(REDIS_STARTUP_WAIT_MS, undefined, { ref: false })]);
 
@@ -151,7 +148,6 @@ export async function createSharedState(
   };
 }
 
-/** A shared cache that misses (and drops writes) at once while the breaker is open. */
 function behindBreaker<T>(cache: TtlCache<T>, breaker: CircuitBreaker): TtlCache<T> {
   return {
     get: (key) => (breaker.open ? Promise.resolve(undefined) : cache.get(key)),

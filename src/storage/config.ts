@@ -45,7 +45,6 @@ export const storageConfigVariables = {
   },
 } satisfies Record<string, ConfigVariable<unknown>>;
 
-/** The SQLite file a location names, resolved against DATA_DIR for the default. */
 export function databaseFile(location: Extract<DatabaseLocation, { kind: 'sqlite' }>, dataDir: string): string {
   return location.file ?? path.join(dataDir, DEFAULT_DATABASE_FILE);
 }

@@ -25,10 +25,9 @@ const PSEUDO_FILESYSTEMS = new Map<number, string>([
   [0x42494e4d, 'binfmt_misc'],
 ]);
 
-/** The statfs of a directory; injectable so tests can stand a pseudo-filesystem in for a real one. */
+/** Injectable so tests can stand a pseudo-filesystem in for a real one. */
 export type StatFs = (directory: string) => Pick<StatsFs, 'type'>;
 
-/** Why a directory cannot be used, in words an operator can act on (the caller names the variable). */
 export class DirectoryError extends Error {
   override name = 'DirectoryError';
 }
@@ -48,14 +47,11 @@ function refusal(directory: string, error: unknown): DirectoryError {
 }
 
 /**
- * Makes sure `directory` exists, creating the missing levels one at a time. It walks up to the
- * first level that exists and checks that it is a directory not on a pseudo-filesystem such as
- * /proc or /sys, and, when something is to be created in it, writable (so a read-only mount says
- * read-only, not ENOENT); then it creates each missing level below it. Each step is one system
- * call on a path one level shorter, so nothing here can loop, whatever the filesystem. A directory
- * that exists already is not required to be writable: a deployment may keep everything it needs
- * there read-only (PostgreSQL, MASTER_KEY, IP data prepared). Throws DirectoryError, one line
- * naming `label` (the variable that chose the directory).
+ * Creates the missing levels one at a time, each one system call on a path one level shorter, so
+ * nothing here can loop whatever the filesystem. The first existing level is checked for being
+ * writable before (so a read-only mount says read-only, not ENOENT); a directory that exists already
+ * need not be writable: a deployment may keep everything there read-only (PostgreSQL, MASTER_KEY,
+ * IP data prepared).
  */
 export function prepareDirectory(directory: string, label: string, statfs: StatFs = statfsSync): void {
   try {

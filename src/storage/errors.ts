@@ -1,7 +1,4 @@
-/**
- * The account database could not be reached or failed a statement. The error handler answers it
- * with a 502: requests that need accounts fail clearly while the public API keeps working.
- */
+/** Answered 502: requests that need accounts fail clearly while the public API keeps working. */
 export class StorageUnavailableError extends Error {
   override name = 'StorageUnavailableError';
   constructor(cause: unknown) {
@@ -10,9 +7,8 @@ export class StorageUnavailableError extends Error {
 }
 
 /**
- * The account database refused a write for lack of space (SQLite's "database or disk is full",
- * PostgreSQL's disk_full or out_of_memory). The error handler answers it with a 503 saying that
- * accounts cannot be stored now; reads (keys, logins' checks) go on.
+ * A write refused for lack of space (SQLite's "database or disk is full", PostgreSQL's disk_full or
+ * out_of_memory), answered 503; reads (keys, logins' checks) go on.
  */
 export class StorageFullError extends Error {
   override name = 'StorageFullError';

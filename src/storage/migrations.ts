@@ -1,6 +1,5 @@
 /**
- * The schema, as versioned migrations applied in order at startup and recorded in
- * `schema_migrations`. Never edit a released migration: add the next one.
+ * Never edit a released migration: add the next one.
  *
  * The SQL is the common ground of SQLite and PostgreSQL so one list serves both: TEXT ids made by
  * the service (no AUTOINCREMENT/SERIAL), BIGINT UNIX milliseconds for times, nullable times instead
@@ -54,17 +53,14 @@ export const MIGRATIONS: readonly Migration[] = [
   },
 ];
 
-/** The version a database has once every migration is applied. */
 export const SCHEMA_VERSION = MIGRATIONS.reduce((latest, migration) => Math.max(latest, migration.version), 0);
 
-/** The DDL of the bookkeeping table itself (the same in both engines). */
 export const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
   version INTEGER PRIMARY KEY,
   name TEXT NOT NULL,
   applied_at BIGINT NOT NULL
 )`;
 
-/** The migrations a database at `current` still needs; refuses a database newer than this code. */
 export function pendingMigrations(current: number): readonly Migration[] {
   if (current > SCHEMA_VERSION) {
     throw new Error(

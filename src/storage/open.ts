@@ -2,10 +2,7 @@ import { type DatabaseLocation, databaseFile } from './config.ts';
 import type { AccountRepository } from './repository.ts';
 import { openSqliteRepository } from './sqlite.ts';
 
-/**
- * Opens (and migrates) the repository DATABASE_URL names. With `waitForServer` (the service), a
- * PostgreSQL server that cannot be reached yet does not stop the start: see openPostgresRepository.
- */
+/** With `waitForServer` (the service), a PostgreSQL server not reachable yet does not stop the start. */
 export async function openRepository(
   location: DatabaseLocation,
   dataDir: string,

@@ -3,7 +3,7 @@ import { StorageUnavailableError } from './errors.ts';
 import { MIGRATIONS_TABLE, pendingMigrations } from './migrations.ts';
 import type { Row } from './rows.ts';
 
-/** The channel on which every instance hears that key owners changed (revocation, plan, disable). */
+/** Every instance hears on it that key owners changed (revocation, plan, disable). */
 const CHANGES_CHANNEL = 'netinfo_key_owners';
 const RETRY_FIRST_MS = 1000;
 const RETRY_MAX_MS = 30_000;
@@ -27,10 +27,7 @@ async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => 
   }
 }
 
-/**
- * Failures that say the server cannot be reached now (down, restarting, out of connections, a
- * network or name-resolution failure), as opposed to a configuration the server refuses.
- */
+/** The server cannot be reached now, as opposed to a configuration the server refuses. */
 const UNREACHABLE_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -57,7 +54,6 @@ function isServerUnreachable(error: unknown): boolean {
   return false;
 }
 
-/** Applies pending migrations, one instance at a time (advisory lock), each in the same transaction. */
 export async function migratePostgres(pool: pg.Pool, now: () => number = Date.now): Promise<number> {
   return inTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
@@ -79,13 +75,11 @@ export async function migratePostgres(pool: pg.Pool, now: () => number = Date.no
   });
 }
 
-/** What the repository's queries run on: the pool, migrated, and the LISTEN connection's news. */
 export interface PostgresConnection {
-  /** Rows of one statement (migrating first if the server was unreachable until now). */
+  /** Migrates first if the server was unreachable until now. */
   query(text: string, values?: unknown[]): Promise<Row[]>;
-  /** `work` in one transaction on one pooled client. */
   transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T>;
-  /** NOTIFY every instance, within the caller's transaction, that key owners changed. */
+  /** Within the caller's transaction, so the news leaves only with the commit. */
   announce(client: pg.PoolClient): Promise<unknown>;
   changedElsewhere(): boolean;
   unavailable(): string | undefined;
@@ -101,15 +95,10 @@ export interface PostgresConnectionOptions {
    * password) still fail at once. Without it (the admin command) any failure rejects.
    */
   waitForServer?: boolean;
-  /** The first retry delay, doubling up to 30 s (tests shorten it). */
+  /** Doubling up to 30 s (tests shorten it). */
   retryFirstMs?: number;
 }
 
-/**
- * The pool and the LISTEN connection: migrates (one instance at a time), listens for the NOTIFY
- * that any instance sends when key owners change, and while the server is unreachable retries
- * both, reporting the outage for /readyz.
- */
 export async function openPostgresConnection(
   url: string,
   options: PostgresConnectionOptions = {},
@@ -139,18 +128,15 @@ export async function openPostgresConnection(
     return migrating;
   };
 
-  // The LISTEN connection: lost with the server (a restart, a crash) and taken up again until it
-  // is back, waiting 1 s, then twice as long each time, up to 30 s. While it is down, keys verified
-  // before stay usable from the cache: with the database down nothing can change who owns a key;
-  // with only this connection down a change is heard late, by at most the retry delay, because
-  // every reconnection counts as "changed" (what was announced meanwhile was missed).
+  // While the LISTEN connection is down, keys verified before stay usable from the cache: with the
+  // database down nothing can change who owns a key; with only this connection down a change is
+  // heard late, by at most the retry delay, because every reconnection counts as "changed".
   let changed = false;
   let listener: pg.Client | undefined;
   let closed = false;
   let retryMs = retryFirstMs;
   let retryTimer: NodeJS.Timeout | undefined;
   let listenedBefore = false;
-  /** Since when the server cannot be used (for /readyz); undefined while it can. */
   let outage: { since: number } | undefined;
   const failed = (error: Error) => {
     outage ??= { since: Date.now() };
@@ -193,7 +179,6 @@ export async function openPostgresConnection(
     outage = undefined;
     retryMs = retryFirstMs;
   };
-  /** Migrates if that is still to do, then listens; on failure, tries again later. */
   const connect = async () => {
     try {
       if (!migrated) await migrate();
@@ -214,7 +199,6 @@ export async function openPostgresConnection(
     failed(error as Error);
   }
 
-  /** Runs the migrations first if the server was not reachable until now (failing as StorageUnavailableError). */
   const whenMigrated = async () => {
     if (!migrated) await migrate();
   };

@@ -4,11 +4,8 @@ import { API_KEY_COLUMNS, apiKeyValues, toAccount, toAccountSummary, toKey, toKe
 import { reportingFullStorage } from './write-failures.ts';
 
 /**
- * The repository over PostgreSQL (`pg`), for several instances sharing accounts: the queries. The
- * connection (pool, migrations, LISTEN and its reconnection) is postgres-connection.ts. Changes
- * that affect who owns a valid key are announced with NOTIFY in the same transaction, and every
- * instance LISTENs, so a key revoked through one instance is dropped from the others' caches as
- * soon as the change commits. Connection failures reject the call; the routes answer 502.
+ * Changes that affect who owns a valid key are announced with NOTIFY in the same transaction, so a
+ * key revoked through one instance is dropped from the others' caches as soon as the change commits.
  */
 export async function openPostgresRepository(
   url: string,
@@ -18,7 +15,6 @@ export async function openPostgresRepository(
     url,
     options,
   );
-  // A write refused for lack of space (53100 disk_full, 53200 out_of_memory) is a 503 and degrades /readyz.
   return reportingFullStorage({
     async createAccount(account) {
       const rows = await query(
@@ -173,7 +169,6 @@ export async function openPostgresRepository(
       });
     },
 
-    // Set by a NOTIFY from any instance (ours included: harmless, the cache is refilled).
     changedElsewhere,
     unavailable,
     close,

@@ -1,9 +1,5 @@
-/**
- * The one way the service reaches accounts, sessions and API keys. The embedded default is SQLite
- * (`sqlite.ts`); a PostgreSQL implementation runs the same migrations (`migrations.ts`) and the same
- * test suite (`test/storage/repository-contract.ts`). Every method is async so a networked database
- * fits; every write that resolves is durable.
- */
+// Every method is async so a networked database fits; every write that resolves is durable. Both
+// implementations pass test/storage/repository-contract.ts.
 
 export const PLANS = ['free', 'pro'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -17,7 +13,7 @@ export interface AccountRecord {
   readonly passwordHash: string;
   readonly plan: Plan;
   readonly createdAt: number;
-  /** Set while an administrator has disabled the account: no login, its keys are refused. */
+  /** Set while disabled by an administrator: no login, its keys are refused. */
   readonly disabledAt: number | null;
 }
 
@@ -45,7 +41,6 @@ export interface ApiKeyRecord {
   readonly id: string;
   readonly accountId: string;
   readonly name: string;
-  /** The first characters of the key, shown so a person can tell keys apart. */
   readonly displayPrefix: string;
   /** Hex HMAC-SHA256 of the key: the only way a presented key is found. Unique. */
   readonly lookupHash: string;
@@ -55,12 +50,11 @@ export interface ApiKeyRecord {
   readonly revokedAt: number | null;
 }
 
-/** What verifying a presented key yields: whose it is and on which plan, right now. */
 export interface KeyOwner {
   readonly keyId: string;
   readonly accountId: string;
   readonly plan: Plan;
-  /** The account is disabled: the key is refused, with a 401 that says so. */
+  /** The key is refused, with a 401 that says so. */
   readonly disabled: boolean;
 }
 
@@ -101,19 +95,15 @@ export interface AccountRepository {
   countActiveKeys(accountId: string): Promise<number>;
   /** Oldest first. */
   listActiveKeys(accountId: string): Promise<ApiKeyRecord[]>;
-  /** The owner of an active key of an enabled account, by the key's lookup hash. */
-  /** The owner of an active (not revoked) key, disabled accounts included; undefined if there is none. */
+  /** Of an active (not revoked) key, disabled accounts included. */
   findKeyOwner(lookupHash: string): Promise<KeyOwner | undefined>;
-  /** True when an active key of this account was revoked now. */
+  /** False when the key was not this account's or was already revoked. */
   revokeKey(accountId: string, keyId: string, revokedAt: number): Promise<boolean>;
   /** Keys (revoked ones too) whose secret is under another master key version than `version`. */
   listKeysNotAtVersion(version: number): Promise<ApiKeyRecord[]>;
   /** One stored key (revoked ones too) of each master key version in use, to test MASTER_KEY against. */
   oneKeyPerVersion(): Promise<ApiKeyRecord[]>;
-  /**
-   * Stores a key's new lookup hash and encrypted copy after a master key rotation, only if it is
-   * still under `fromVersion` (so two rotations running at once cannot overwrite each other).
-   */
+  /** Only if still under `fromVersion`, so two rotations running at once cannot overwrite each other. */
   replaceKeySecret(keyId: string, fromVersion: number, lookupHash: string, secret: EncryptedSecret): Promise<boolean>;
   /** Batched last-used times; a time earlier than the stored one is ignored. */
   recordKeyUse(uses: readonly { readonly keyId: string; readonly usedAt: number }[]): Promise<void>;
@@ -124,10 +114,7 @@ export interface AccountRepository {
    * repository whose changes are announced another way (pub/sub beside PostgreSQL) returns false.
    */
   changedElsewhere(): boolean;
-  /**
-   * Why the database cannot be used at the moment (for /readyz), or undefined when it can. Calls
-   * made meanwhile fail with StorageUnavailableError.
-   */
+  /** Why the database cannot be used now (for /readyz); calls meanwhile fail with StorageUnavailableError. */
   unavailable(): string | undefined;
   close(): Promise<void>;
 }

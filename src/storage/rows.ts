@@ -1,9 +1,6 @@
 import type { AccountRecord, AccountSummary, ApiKeyRecord, KeyOwner, Plan, SessionRecord } from './repository.ts';
 
-/**
- * Rows as both engines return them (column names of migrations.ts) -> records. BIGINT times come
- * back as numbers (SQLite) or strings (pg), so every time goes through Number().
- */
+/** BIGINT times come back as numbers (SQLite) or strings (pg), so every time goes through Number(). */
 export type Row = Record<string, unknown>;
 
 export const timeOrNull = (value: unknown): number | null =>
@@ -49,7 +46,6 @@ export function toKey(row: Row): ApiKeyRecord {
   };
 }
 
-/** A row of `key_id, account_id, plan, disabled_at`. */
 export function toKeyOwner(row: Row): KeyOwner {
   return {
     keyId: String(row.key_id),
@@ -71,7 +67,7 @@ export function toAccountSummary(row: Row): AccountSummary {
   };
 }
 
-/** An API key's columns for INSERT, in the order of `apiKeyValues`. */
+/** In the order of `apiKeyValues`. */
 export const API_KEY_COLUMNS =
   'id, account_id, name, display_prefix, lookup_hash, key_version, nonce, ciphertext, tag, created_at, last_used_at, revoked_at';
 

@@ -3,12 +3,6 @@ import type { DatabaseSync } from 'node:sqlite';
 import { StorageUnavailableError } from './errors.ts';
 import type { AccountRepository } from './repository.ts';
 
-/**
- * A damaged SQLite file, noticed as early as it can be: at start (an empty file, or PRAGMA
- * quick_check), and on any later statement that meets a damaged page (SQLITE_CORRUPT), after which
- * the accounts are treated as unavailable, as a PostgreSQL outage is.
- */
-
 const SQLITE_CORRUPT = 11;
 const SQLITE_NOTADB = 26;
 
@@ -21,7 +15,7 @@ const SQLITE_NOTADB = 26;
  */
 export const QUICK_CHECK_MAX_BYTES = 64 * 2 ** 20;
 
-/** SQLITE_CORRUPT (and its extended codes) or SQLITE_NOTADB: the file is damaged, not busy or misused. */
+/** Extended codes included: the file is damaged, not busy or misused. */
 export function isCorruption(error: unknown): boolean {
   const code = (error as { errcode?: unknown })?.errcode;
   return typeof code === 'number' && ((code & 0xff) === SQLITE_CORRUPT || (code & 0xff) === SQLITE_NOTADB);
@@ -34,10 +28,8 @@ export function corruptDatabaseError(file: string, detail: string): Error {
 }
 
 /**
- * An existing file of 0 bytes where the database should be. This service creates the file whole
- * (schema included, under another name, then linked into place: see createDatabaseFile), so an
- * empty one is never a new database but one whose contents were lost: a truncation, a copy that
- * failed. Opening it would silently start a new, empty database and forget every account and key.
+ * The file is created whole (see createDatabaseFile), so an empty one is never a new database but
+ * one whose contents were lost; opening it would silently forget every account and key.
  */
 export function emptyDatabaseError(file: string): Error {
   return new Error(
@@ -49,11 +41,7 @@ function sizeOf(file: string): number {
   return statSync(file, { throwIfNoEntry: false })?.size ?? 0;
 }
 
-/**
- * PRAGMA quick_check (every page and record, without comparing indexes to their tables: the full
- * integrity_check took ten times as long), unless the file is over QUICK_CHECK_MAX_BYTES. Throws
- * a one-line error naming the first problem.
- */
+/** quick_check skips comparing indexes to their tables: the full integrity_check took ten times as long. */
 export function checkIntegrity(db: DatabaseSync, file: string, onWarning: (message: string) => void): void {
   const bytes = sizeOf(file) + sizeOf(`${file}-wal`);
   if (bytes > QUICK_CHECK_MAX_BYTES) {
@@ -73,14 +61,12 @@ export function checkIntegrity(db: DatabaseSync, file: string, onWarning: (messa
   if (problem !== undefined) throw corruptDatabaseError(file, problem.replace(/\s+/g, ' '));
 }
 
-/** The methods that do not read the database's pages, left out of the guard. */
+/** They do not read the database's pages. */
 const UNGUARDED = new Set<string>(['unavailable', 'close']);
 
 /**
- * The repository, failing as unavailable once any statement found the file damaged: every call
- * from then on rejects with StorageUnavailableError (a 502 for keyed requests and the account API;
- * requests without a key go on), and `unavailable()` says why for /readyz, until the database is
- * restored and the service restarted. Writing on into a damaged file could spread the damage.
+ * Once any statement found the file damaged, every call rejects with StorageUnavailableError until
+ * the service is restarted on a restored file: writing on into a damaged file could spread the damage.
  */
 export function guardAgainstCorruption(repository: AccountRepository, now: () => number = Date.now): AccountRepository {
   let corruptSince: number | undefined;

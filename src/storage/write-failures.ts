@@ -9,7 +9,6 @@ const SQLITE_FULL = 13;
  */
 const POSTGRES_NO_SPACE = new Set(['53100', '53200']);
 
-/** True when the error, or one it wraps, says the database has no room for the write. */
 export function isStorageFull(error: unknown): boolean {
   for (let cause = error; cause instanceof Error; cause = cause.cause) {
     const { errcode, code } = cause as { errcode?: unknown; code?: unknown };
@@ -19,15 +18,13 @@ export function isStorageFull(error: unknown): boolean {
   return false;
 }
 
-/** The methods whose success shows the database took new data: the full state ends with one. */
+/** Their success shows the database took new data: the full state ends with one. */
 const STORING = new Set<string>(['createAccount', 'createSession', 'createKeyWithinQuota']);
 const UNWRAPPED = new Set<string>(['unavailable', 'close', 'changedElsewhere']);
 
 /**
- * The repository, turning a write refused for lack of space into StorageFullError (a 503 that says
- * accounts cannot be stored now, instead of a 500) and reporting it through `unavailable()` for
- * /readyz (`degraded`), until a later write that needs room succeeds. Nothing is refused in
- * advance: space freed by the operator is used by the next request.
+ * Reported through `unavailable()` for /readyz until a later write that needs room succeeds.
+ * Nothing is refused in advance: space freed by the operator is used by the next request.
  */
 export function reportingFullStorage(repository: AccountRepository, now: () => number = Date.now): AccountRepository {
   let fullSince: number | undefined;

@@ -1,4 +1,8 @@
 import { type ConfigVariable, integerIn } from '../config-values.ts';
+import { inFlightConfigVariables } from '../limits/in-flight.ts';
+import { SSL_TOOL } from './tool.ts';
+
+const tlsCaps = inFlightConfigVariables(SSL_TOOL, { all: 200, perClient: 5 });
 
 export const tlsConfigVariables = {
   tlsCheckPort: {
@@ -15,18 +19,6 @@ export const tlsConfigVariables = {
       'Bounds a whole /ssl check: resolving the host, connecting, the STARTTLS exchange and the TLS handshakes (with `protocols=true`, the version probes too); past it the check fails with a 502 saying which step did not finish.',
     parse: integerIn(100, 60_000, 10_000),
   },
-  tlsMaxInFlight: {
-    name: 'TLS_MAX_IN_FLIGHT',
-    defaultText: '200',
-    description:
-      '/ssl checks running at the same time, all callers together; one more is answered 429 (lowered at start when their sockets would not fit the open-files limit minus FD_RESERVE).',
-    parse: integerIn(1, 100_000, 200),
-  },
-  tlsMaxInFlightPerClient: {
-    name: 'TLS_MAX_IN_FLIGHT_PER_CLIENT',
-    defaultText: '5',
-    description:
-      '/ssl checks one caller may have running at the same time (counted like the rate limits: per IPv4 address, IPv6 /64 or account); one more is answered 429.',
-    parse: integerIn(1, 100_000, 5),
-  },
+  tlsMaxInFlight: tlsCaps.all,
+  tlsMaxInFlightPerClient: tlsCaps.perClient,
 } satisfies Record<string, ConfigVariable<unknown>>;

@@ -23,7 +23,6 @@ export interface StarttlsStep {
   expect: string;
 }
 
-/** The IMAP tag of the STARTTLS command. */
 export const IMAP_TAG = 'a1';
 
 /**

@@ -110,7 +110,6 @@ export function findValidationProblems(input: ValidationInput): ValidationProble
   return problems.sort((a, b) => VALIDATION_CODES.indexOf(a.code) - VALIDATION_CODES.indexOf(b.code));
 }
 
-/** Whole days until expiry, rounded down: 0 on the last day, negative once expired. */
 export function daysRemaining(validTo: Date, now: number): number {
   return Math.floor((validTo.getTime() - now) / 86_400_000);
 }

@@ -19,7 +19,6 @@ function baseUrl() {
   };
 }
 
-/** Settings of the web pages. */
 export const webConfigVariables = {
   publicIpv4Url: {
     name: 'PUBLIC_IPV4_URL',

@@ -19,7 +19,6 @@ export interface SignedInView {
 
 const PLAN_NAMES = { free: 'Free', pro: 'Pro' } as const;
 
-/** A dashboard page in the site's layout (header, navigation, footer, styles), plus its own two files. */
 function page(site: AssetStore, title: string, assets: AssetUrls, main: string, csrfToken?: string): string {
   return renderPage(site, {
     title,

@@ -1,5 +1,9 @@
 import { type ConfigVariable, httpUrl, integerIn } from '../config-values.ts';
+import { inFlightConfigVariables } from '../limits/in-flight.ts';
 import { parseWhoisServer, type WhoisServerAddress } from './server-address.ts';
+import { WHOIS_TOOL } from './tool.ts';
+
+const whoisCaps = inFlightConfigVariables(WHOIS_TOOL, { all: 200, perClient: 5 });
 
 export const whoisConfigVariables = {
   whoisServer: {
@@ -49,20 +53,8 @@ export const whoisConfigVariables = {
       'Age after which the RDAP bootstrap data is refreshed (in the background, on the next lookup that needs it). 0: never refresh, use the shipped snapshot only.',
     parse: integerIn(0, 8760, 24),
   },
-  whoisMaxInFlight: {
-    name: 'WHOIS_MAX_IN_FLIGHT',
-    defaultText: '200',
-    description:
-      '/whois lookups running at the same time, all callers together; one more is answered 429 (lowered at start when their sockets would not fit the open-files limit minus FD_RESERVE).',
-    parse: integerIn(1, 100_000, 200),
-  },
-  whoisMaxInFlightPerClient: {
-    name: 'WHOIS_MAX_IN_FLIGHT_PER_CLIENT',
-    defaultText: '5',
-    description:
-      '/whois lookups one caller may have running at the same time (counted like the rate limits: per IPv4 address, IPv6 /64 or account); one more is answered 429.',
-    parse: integerIn(1, 100_000, 5),
-  },
+  whoisMaxInFlight: whoisCaps.all,
+  whoisMaxInFlightPerClient: whoisCaps.perClient,
 } satisfies Record<string, ConfigVariable<unknown>>;
 
 /** The settings the WHOIS service reads, by the names config.ts gives them. */

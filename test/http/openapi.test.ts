@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
-import { API_RECORD_TYPES } from '../../src/dns/route.ts';
+import { API_RECORD_TYPES } from '../../src/dns/schema.ts';
 import { serverUrl } from '../../src/http/openapi.ts';
 import { buildTestApp } from '../support/app.ts';
 

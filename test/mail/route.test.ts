@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import type { DnsRecord } from '../../src/dns/records.ts';
 import type { Resolver } from '../../src/dns/resolver.ts';
 import { QUESTIONS_PER_UNIT } from '../../src/limits/upstream-cost.ts';
-import { createMailChecker, MAX_QUERIES_PER_CHECK } from '../../src/mail/checker.ts';
+import { createMailChecker } from '../../src/mail/checker.ts';
+import { MAX_QUERIES_PER_CHECK } from '../../src/mail/tool.ts';
 import { buildTestApp } from '../support/app.ts';
 
 /** A resolver answering TXT and MX from a table (other names: no records), counting every query. */

@@ -1,7 +1,7 @@
 // A worker thread for sqlite.test.ts: opens each of the given fresh database files at the same
 // moment as the other workers (a barrier per file), and reports the errors it met.
 import { parentPort, workerData } from 'node:worker_threads';
-import { openSqliteDatabase } from '../../src/storage/sqlite.ts';
+import { openSqliteDatabase } from '../../src/storage/sqlite-database.ts';
 
 const { files, gates, workers } = workerData as { files: string[]; gates: Int32Array; workers: number };
 const errors: string[] = [];

@@ -10,7 +10,8 @@ import { Worker } from 'node:worker_threads';
 import { loadConfig } from '../../src/config.ts';
 import { databaseFile, parseDatabaseUrl } from '../../src/storage/config.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/storage/migrations.ts';
-import { openSqliteDatabase, openSqliteRepository } from '../../src/storage/sqlite.ts';
+import { openSqliteRepository } from '../../src/storage/sqlite.ts';
+import { openSqliteDatabase } from '../../src/storage/sqlite-database.ts';
 import { repositoryContract } from './repository-contract.ts';
 
 const childScript = path.join(import.meta.dirname, 'sqlite-child.ts');

@@ -234,7 +234,7 @@ test('/docs: the API reference renders from this instance, and "Try it out" call
           assert.equal(new URL(response.url()).origin, site.base);
           // Issue 28: an untouched form sends only the required parameters (it sent dnssec=true, the
           // optional parameter's example, which Swagger UI fills in).
-          const sent = await sentByUntouchedForm(watched.page, 'dns-get_api_v1_dns');
+          const sent = await sentByUntouchedForm(watched.page, 'dns-getDnsRecords');
           assert.deepEqual([...sent.searchParams.keys()], ['host', 'record_type']);
           assert.equal(sent.searchParams.get('record_type'), 'MX', 'the required enum starts at its example');
         }

@@ -1,5 +1,5 @@
-// netinfo dashboard: the page is rendered by the server; this script sends its forms to the JSON
-// account API (same origin, session cookie, X-CSRF-Token) and updates the page in place.
+// The page is rendered by the server; this script sends its forms to the JSON account API (same
+// origin, session cookie, X-CSRF-Token) and updates the page in place.
 
 const csrfToken = document.querySelector('meta[name="csrf-token"]')?.content ?? '';
 

@@ -1,4 +1,4 @@
-import { API_RECORD_TYPES } from '../../dns/route.ts';
+import { API_RECORD_TYPES } from '../../dns/schema.ts';
 import { MTR_DEFAULT_COUNT, MTR_MAX_COUNT, MTR_MIN_COUNT } from '../../probes/mtr/route.ts';
 import { PING_DEFAULT_COUNT, PING_MAX_COUNT, PING_MIN_COUNT } from '../../probes/ping/route.ts';
 import { TCP_PING_DEFAULT_PORT } from '../../probes/ping/tcp-session.ts';

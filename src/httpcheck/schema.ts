@@ -1,14 +1,10 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { apiErrors } from '../http/errors.ts';
 import { commonErrorResponses, okResponse, upstreamErrorResponse } from '../http/schemas.ts';
-import { type InFlightCap, inFlightCapText, withinInFlightCap } from '../limits/in-flight.ts';
+import { inFlightCapText } from '../limits/in-flight.ts';
 import { VALIDATION_CODES } from '../tls/validation.ts';
-import { type HttpChecker, HttpCheckRefusal, MAX_REDIRECTS } from './checker.ts';
-import type { PortRanges } from './config.ts';
-import { HttpCheckError } from './exchange.ts';
+import { MAX_REDIRECTS } from './checker.ts';
 import { cutMark, MAX_HEADER_VALUE_LENGTH, withheldCookies } from './headers.ts';
-import { parseCheckUrl } from './target-url.ts';
+import { HTTP_CHECK_TOOL } from './tool.ts';
 
 const ms = (description: string) => Type.Number({ description: `Milliseconds: ${description}` });
 const nullableString = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
@@ -36,7 +32,7 @@ export const HttpCheckAnswer = Type.Object(
           status: Type.Integer({ description: '301, 302, 303, 307 or 308.' }),
           location: Type.String({
             description:
-              'The Location header as the server sent it (it may be relative; the next entry, or `url`, is it resolved).',
+              'The Location header as the server sent it (it may be relative; the next entry, or `url`, is it resolved as a browser does).',
           }),
         },
         { additionalProperties: false },
@@ -114,7 +110,7 @@ export const HttpCheckAnswer = Type.Object(
       ],
       {
         description:
-          'The TLS connection of the final request; null for http://. An invalid certificate does not stop the check.',
+          'The TLS connection of the final request; null for http://. An invalid certificate does not stop the check (nothing secret is sent).',
       },
     ),
   },
@@ -134,65 +130,34 @@ is a 502 whose \`phase\` says where the check stopped: \`dns\` (a resolver failu
 address), \`tcp\` (refused, unreachable), \`tls\` (handshake failed, not TLS), \`first_byte\` (no or a malformed
 response), \`download\` (the body broke off), \`redirect\` (more than ${MAX_REDIRECTS}, an invalid Location, or a
 redirect to a refused scheme, port or address). HTTP_CHECK_TIMEOUT_MS bounds the whole check; past it the 502
-names the phase that did not finish. Each request is sent with \`User-Agent: netinfo-http-check/1\` and
-\`Accept: */*\`, on a new connection.
+names the phase that did not finish; a caller who closes its connection mid-check stops it, and the target's
+connection is closed at once. Each request is sent with \`User-Agent: netinfo-http-check/1\` and \`Accept: */*\`
+(no \`Accept-Encoding\`), with the same method at every redirect, on a new connection opened by the service
+itself so that each phase is timed where it happens: TCP, then for https TLS with ALPN offering h2 and
+http/1.1 (http:// is HTTP/1.1, no h2c); nothing is reused between requests or checks. A user name in a
+Location is dropped; fragments are never sent. A check counts as one request against the rate limits,
+redirects included.
 
-${inFlightCapText('HTTP_CHECK')}`;
+${inFlightCapText(HTTP_CHECK_TOOL)}`;
 
-/** The most descriptors one check holds at once: one connection (hops are sequential) and a DNS socket. */
-export const HTTP_CHECK_SOCKETS_PER_CALL = 2;
-
-export function registerHttpCheckRoute(
-  app: FastifyInstance,
-  checker: HttpChecker,
-  ports: PortRanges,
-  cap: InFlightCap,
-): void {
-  app.get<{ Querystring: { url: string; method?: 'GET' | 'HEAD' } }>(
-    '/api/v1/http',
-    {
-      schema: {
-        summary: 'One HTTP(S) request: status, redirects, headers, phase timings, TLS',
-        description: DESCRIPTION,
-        tags: ['http'],
-        querystring: Type.Object({
-          url: Type.String({
-            description: 'An absolute http:// or https:// URL (percent-encode it in the query string).',
-            examples: ['https://example.com/', 'http://example.com:8080/path?q=1'],
-          }),
-          method: Type.Optional(
-            Type.String({ enum: ['GET', 'HEAD'], default: 'GET', description: 'GET (default) or HEAD.' }),
-          ),
-        }),
-        response: {
-          200: okResponse(HttpCheckAnswer, 'The final response, its redirects and its timings.'),
-          ...commonErrorResponses,
-          ...upstreamErrorResponse,
-        },
-      },
-    },
-    async (request, reply) => {
-      const parsed = parseCheckUrl(request.query.url, ports);
-      if (!parsed.ok) throw apiErrors.invalidParameter('url', parsed.reason);
-      // A caller who leaves mid-check (its connection closes before the answer is written) should
-      // not keep the target's connection open until the time limit.
-      const left = new AbortController();
-      const onClose = () => {
-        if (!reply.raw.writableFinished) left.abort();
-      };
-      reply.raw.once('close', onClose);
-      try {
-        return await withinInFlightCap(cap, request, () =>
-          checker.check(parsed.target, request.query.method ?? 'GET', left.signal),
-        );
-      } catch (error) {
-        if (error instanceof HttpCheckRefusal) throw apiErrors.invalidParameter('url', error.message);
-        if (error instanceof HttpCheckError)
-          throw apiErrors.httpCheckFailed(parsed.target.url.href, error.phase, error.message);
-        throw error;
-      } finally {
-        reply.raw.off('close', onClose);
-      }
-    },
-  );
-}
+export const httpCheckRouteSchema = {
+  summary: 'One HTTP(S) request: status, redirects, headers, phase timings, TLS',
+  description: DESCRIPTION,
+  operationId: 'getHttpCheck',
+  tags: ['http'],
+  querystring: Type.Object({
+    url: Type.String({
+      description:
+        'An absolute http:// or https:// URL; redirects are followed. Percent-encode it in the query string.',
+      examples: ['https://example.com/', 'http://example.com:8080/path?q=1'],
+    }),
+    method: Type.Optional(
+      Type.Enum(['GET', 'HEAD'], { type: 'string', default: 'GET', description: 'GET (default) or HEAD.' }),
+    ),
+  }),
+  response: {
+    200: okResponse(HttpCheckAnswer, 'The final response, its redirects and its timings.'),
+    ...commonErrorResponses,
+    ...upstreamErrorResponse,
+  },
+};

@@ -1,14 +1,10 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { apiErrors } from '../http/errors.ts';
 import { commonErrorResponses, okResponse, upstreamErrorResponse } from '../http/schemas.ts';
-import { type InFlightCap, inFlightCapText, withinInFlightCap } from '../limits/in-flight.ts';
-import { TlsCheckError } from './check-error.ts';
+import { inFlightCapText } from '../limits/in-flight.ts';
 import { TLS_VERSIONS } from './client-hello.ts';
-import type { TlsChecker } from './inspect.ts';
 import { EXPIRY_WARNING_DAYS } from './problems.ts';
-import { STARTTLS_DEFAULT_PORTS, STARTTLS_PROTOCOLS, type StarttlsProtocol } from './starttls-replies.ts';
-import { parseTlsTarget } from './target.ts';
+import { STARTTLS_DEFAULT_PORTS, STARTTLS_PROTOCOLS } from './starttls-replies.ts';
+import { SSL_TOOL } from './tool.ts';
 import { VALIDATION_CODES } from './validation.ts';
 
 const nullableString = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
@@ -43,7 +39,7 @@ export const SslAnswer = Type.Object(
       ),
       {
         description:
-          'Every reason found, main one first, each with a sentence (a self-signed certificate can also be expired).',
+          "Every reason found, main one first, each with a sentence (a self-signed certificate can also be expired). OpenSSL stops at its first error, so the dates, the name and the chain's way to a trusted root are also checked independently.",
       },
     ),
     days_remaining: Type.Integer({
@@ -93,7 +89,7 @@ export const SslAnswer = Type.Object(
     ),
     chain_complete: Type.Boolean({
       description:
-        'Whether the certificates served lead, signature by signature, to a root in the trust store without fetching anything (dates are judged separately). False for a self-signed certificate, a missing intermediate, or a root nobody trusts.',
+        'Whether the certificates served lead, signature by signature, to a root in the trust store without fetching anything (dates are judged separately; no AIA chasing: a browser that fetches a missing intermediate hides a problem other clients have). False for a self-signed certificate, a missing intermediate, or a root nobody trusts.',
     }),
     ocsp_stapled: Type.Boolean({
       description:
@@ -108,7 +104,7 @@ export const SslAnswer = Type.Object(
         'Whether the certificate names `host` (SAN DNS names with wildcards one label deep, or IP address SANs).',
     }),
     problems: Type.Array(Type.String(), {
-      description: `Plain sentences, empty when there is nothing to say: expired, not yet valid, self-signed, name mismatch, incomplete chain, weak key (RSA or DSA under 2048 bits, EC under 256, any certificate served), SHA-1 signature (any certificate served that is not itself a trusted root), expires within ${EXPIRY_WARNING_DAYS} days.`,
+      description: `Plain sentences, empty when there is nothing to say: expired, not yet valid, self-signed, name mismatch, incomplete chain, weak key (RSA or DSA under 2048 bits, EC under 256, any certificate served), SHA-1 signature (any certificate served that is not itself a trusted root, whose own signature no client checks), expires within ${EXPIRY_WARNING_DAYS} days. A weak key or SHA-1 also makes \`valid\` false: Node's OpenSSL refuses both.`,
     }),
     starttls: Type.Union([Type.String({ enum: [...STARTTLS_PROTOCOLS] }), Type.Null()], {
       description: 'The STARTTLS exchange run before the handshake, as asked; null for TLS from the first byte.',
@@ -126,7 +122,7 @@ export const SslAnswer = Type.Object(
         {
           additionalProperties: false,
           description:
-            "Only with `protocols=true`: per version, whether the server accepts it, from one connection per version opened beside the main handshake (after the STARTTLS exchange when one is asked for). Each sends a ClientHello offering that version alone and reads the server's first answer (TLSv1.3 with an empty key share, answered by a HelloRetryRequest): true, the server chose the version; false, it answered with an alert, another version, a close or something that is not TLS (also when it takes the version only with a cipher suite the hello does not offer: it offers RSA, ECDHE and DHE suites with AES, ChaCha20, 3DES and RC4); null, nothing could be learnt (the connection, the STARTTLS exchange or the time limit failed before the server answered). No OpenSSL handshake is made for these, so TLSv1 and TLSv1.1 are tested although Node's OpenSSL refuses to offer them at its default security level.",
+            "Only with `protocols=true`: per version, whether the server accepts it, from one connection per version opened beside the main handshake (after the STARTTLS exchange when one is asked for). Each sends a ClientHello offering that version alone and reads the server's first answer (TLSv1.3 with an empty key share, answered by a HelloRetryRequest): true, the server chose the version; false, it answered with an alert, another version, a close or something that is not TLS (also when it takes the version only with a cipher suite the hello does not offer: it offers RSA, ECDHE and DHE suites with AES, ChaCha20, 3DES and RC4); null, nothing could be learnt (the connection, the STARTTLS exchange or the time limit failed before the server answered). No OpenSSL handshake is made for these, so TLSv1 and TLSv1.1 are tested although Node's OpenSSL refuses to offer them at its default security level; RSA key exchange is offered first for the older versions, so that a server answers before signing anything. The probes start once the main handshake's ClientHello is sent and their answers are awaited after the certificate is judged, so a server that answers one connection at a time answers the main handshake first.",
         },
       ),
     ),
@@ -141,96 +137,55 @@ const DESCRIPTION = `Connects to the host on port 443 (TLS_CHECK_PORT) or \`port
 \`host\` takes what people paste: a domain name, \`name:port\`, an https:// URL (\`https://example.com:8443/x\`
 checks example.com on port 8443; path, query and fragment are ignored), or an IP address (IPv6 bare or as
 \`[addr]:port\`), which is connected to without SNI (\`sni: null\`) and matched against the certificate's IP
-address SANs. Digits are 0-9: fullwidth, circled and other non-ASCII digits are refused, never read as an address.
+address SANs. Other URL schemes and user names are a 400; the host is never handed to a URL parser (which reads
+\`127.1\` as 127.0.0.1).
 
 The host is resolved once through the service's resolver and the connection goes to that address (IPv4 when
 the name has both); private, loopback, link-local, multicast, reserved and metadata addresses are refused
-with 400 unless ALLOW_PRIVATE_TARGETS is set. An invalid certificate is still reported in full, with
-\`valid: false\` and the reasons. TLS_TIMEOUT_MS bounds the whole check; connection refused, timeouts, a
-server that does not speak TLS, a STARTTLS exchange that gets no answer, garbage or a refusal, and failed
-handshakes are 502 with a message saying which step failed.
+with 400 unless ALLOW_PRIVATE_TARGETS is set, whatever the port; a name without an address is the caller's 400,
+a resolver that failed a 502. An invalid certificate is still reported in
+full, with \`valid: false\` and the reasons. TLS_TIMEOUT_MS bounds the whole check (resolution, connection,
+STARTTLS, handshakes); connection refused, timeouts, a server that does not speak TLS, a STARTTLS exchange that
+gets no answer, garbage or a refusal, and failed handshakes are 502 with a message saying which step failed.
+Every check is live: nothing is cached, but identical checks that arrive while one is under way share its
+connection and its answer.
 
-${inFlightCapText('TLS')}`;
+${inFlightCapText(SSL_TOOL)}`;
 
-/** The most descriptors one check holds at once: the main connection, one per version probe, a DNS socket. */
-export const SSL_SOCKETS_PER_CALL = 1 + TLS_VERSIONS.length + 1;
-
-/** The `port` parameter against the port written in `host`; a 400 when it is out of range or they differ. */
-function readPort(text: string | undefined, inHost: number | null): number | null {
-  if (text === undefined) return inHost;
-  const port = Number(text);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) {
-    throw apiErrors.invalidParameter('port', 'must be a whole number from 1 to 65535');
-  }
-  if (inHost !== null && inHost !== port) {
-    throw apiErrors.invalidParameter('port', `is ${port} but 'host' names port ${inHost}; give one of them`);
-  }
-  return port;
-}
-
-export function registerSslRoute(app: FastifyInstance, checker: TlsChecker, cap: InFlightCap): void {
-  app.get<{ Querystring: { host: string; port?: string; starttls?: StarttlsProtocol; protocols?: 'true' | 'false' } }>(
-    '/api/v1/ssl',
-    {
-      schema: {
-        summary: 'The TLS certificate a host serves, and whether it is valid',
-        description: DESCRIPTION,
-        tags: ['tls'],
-        querystring: Type.Object({
-          host: Type.String({
-            description:
-              'A domain name (IDN allowed) or an IP address, optionally with a port (`example.com:8443`, `[2001:db8::1]:443`), or an https:// URL.',
-            examples: ['example.com', 'https://example.com:8443/path', '192.0.2.1'],
-          }),
-          port: Type.Optional(
-            Type.String({
-              pattern: '^[0-9]{1,5}$',
-              description: `The TCP port, 1-65535. Default: the port in \`host\`, else the STARTTLS protocol's own (${STARTTLS_PROTOCOLS.map((name) => `${name} ${STARTTLS_DEFAULT_PORTS[name]}`).join(', ')}), else 443 (TLS_CHECK_PORT). A port here and a different one in \`host\` is a 400.`,
-            }),
-          ),
-          starttls: Type.Optional(
-            Type.String({
-              enum: [...STARTTLS_PROTOCOLS],
-              description:
-                "Run this protocol's upgrade exchange before the handshake. smtp: read the 220 greeting, send `EHLO [our address]` (250), `STARTTLS` (220). imap: read `* OK`, send `a1 STARTTLS` (`a1 OK`). pop3: read `+OK`, send `STLS` (`+OK`). ftp: read 220, send `AUTH TLS` (234). Any other answer, none within the time limit, or a close is a 502 naming the step.",
-            }),
-          ),
-          protocols: Type.Optional(
-            Type.String({
-              enum: ['true', 'false'],
-              description: 'true: also try each TLS version on its own and report `protocols`.',
-            }),
-          ),
-        }),
-        response: {
-          200: okResponse(SslAnswer, 'The certificate and its validity.'),
-          ...commonErrorResponses,
-          ...upstreamErrorResponse,
-        },
-      },
-    },
-    async (request) => {
-      const { query } = request;
-      const parsed = parseTlsTarget(query.host);
-      if (!parsed.ok) throw apiErrors.invalidParameter('host', parsed.reason);
-      const { host } = parsed.target;
-      const port = readPort(query.port, parsed.target.port);
-      try {
-        return await withinInFlightCap(cap, request, () =>
-          checker.check({
-            ...parsed.target,
-            port,
-            starttls: query.starttls ?? null,
-            protocols: query.protocols === 'true',
-          }),
-        );
-      } catch (error) {
-        if (!(error instanceof TlsCheckError)) throw error;
-        // A name without an address is the caller's mistake; a resolver that failed is ours (README).
-        if (error.kind === 'forbidden' || error.kind === 'no-address')
-          throw apiErrors.invalidParameter('host', error.message);
-        throw apiErrors.upstream(`TLS check of ${host} failed: ${error.message}.`);
-      }
-    },
-  );
-}
+export const sslRouteSchema = {
+  summary: 'The TLS certificate a host serves, and whether it is valid',
+  description: DESCRIPTION,
+  operationId: 'getSslCertificate',
+  tags: ['tls'],
+  querystring: Type.Object({
+    host: Type.String({
+      description:
+        'A domain name or IP address, optionally with a port. IDN allowed; `example.com:8443`, `[2001:db8::1]:443`, or an https:// URL.',
+      examples: ['example.com', 'https://example.com:8443/path', '192.0.2.1'],
+    }),
+    port: Type.Optional(
+      Type.String({
+        pattern: '^[0-9]{1,5}$',
+        description: `The TCP port, 1-65535. Default: the port in \`host\`, else the STARTTLS protocol's own (${STARTTLS_PROTOCOLS.map((name) => `${name} ${STARTTLS_DEFAULT_PORTS[name]}`).join(', ')}), else 443 (TLS_CHECK_PORT). A port here and a different one in \`host\` is a 400.`,
+      }),
+    ),
+    starttls: Type.Optional(
+      Type.Enum(STARTTLS_PROTOCOLS, {
+        type: 'string',
+        description:
+          'Run this protocol\'s upgrade exchange before the handshake. Exactly these lines are sent, each ended by CRLF. smtp: read the 220 greeting (multi-line `220-` replies read whole), send `EHLO [our address]` (an address literal, RFC 5321 4.1.4; 250), `STARTTLS` (220). imap: read `* OK`, send `a1 STARTTLS` (`a1 OK`; untagged lines before it are skipped). pop3: read `+OK`, send `STLS` (`+OK`). ftp: read 220 (multi-line replies read whole), send `AUTH TLS` (234). Nothing else is sent (no login, no QUIT: the connection is closed after the handshake). Any other answer, none within the time limit, a close, or bytes after the server\'s go-ahead is a 502 naming the step (`SMTP STARTTLS, STARTTLS: the server refused ("454 4.7.0 TLS not available"; 220 was needed)`); garbage is recognised at its first line.',
+      }),
+    ),
+    protocols: Type.Optional(
+      Type.Enum(['true', 'false'], {
+        type: 'string',
+        description: 'true: also try each TLS version on its own and report `protocols`.',
+      }),
+    ),
+  }),
+  response: {
+    200: okResponse(SslAnswer, 'The certificate and its validity.'),
+    ...commonErrorResponses,
+    ...upstreamErrorResponse,
+  },
+};

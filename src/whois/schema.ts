@@ -1,11 +1,8 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { apiErrors } from '../http/errors.ts';
 import { commonErrorResponses, okResponse, upstreamErrorResponse } from '../http/schemas.ts';
-import { type InFlightCap, inFlightCapText, withinInFlightCap } from '../limits/in-flight.ts';
+import { inFlightCapText } from '../limits/in-flight.ts';
 import { MAX_REFERRALS } from './chain.ts';
-import { parseWhoisTarget } from './parse/target.ts';
-import { WhoisLookupError, type WhoisService } from './service.ts';
+import { WHOIS_TOOL } from './tool.ts';
 
 const nullableString = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
 const date = (description: string) =>
@@ -131,8 +128,11 @@ const DESCRIPTION = `WHOIS over port 43, following referrals, with RDAP as the f
 server: at most ${MAX_REFERRALS} referrals, never the same server twice. A referral to another protocol (RWHOIS,
 a web page) or to a port other than 43 (\`whois.example:8043\`) is shown with a note, not followed; RDAP URLs,
 from the bootstrap registry or a redirect, are asked only on ports 443 and 80 (another is a failed step saying so). Every server name is resolved through the
-service's resolver and the connection goes to the address checked: a referral to a private, loopback,
-link-local, multicast, reserved or metadata address is never connected to (unless ALLOW_PRIVATE_TARGETS). Some
+service's resolver and the connection goes to the address checked: a referral (ARIN's may name a host or an IP
+address) to a private, loopback, link-local, multicast, reserved or metadata address is never connected to
+(unless ALLOW_PRIVATE_TARGETS is \`true\` or lists a range that holds it); the first server, being the operator's
+setting, is exempt. WHOIS_TIMEOUT_MS bounds each server, resolving its name included. An answer ended by a
+connection reset instead of a clean close is used (some servers always end so), with a \`note\`. Some
 servers get their own query syntax (ARIN \`n + <ip>\`, DENIC \`-T dn,ace <domain>\`, JPRS/JPNIC \`/e\`); \`servers\`
 shows what was sent where. Answers are decoded as UTF-8, or Latin-1 when they are not valid UTF-8, and capped
 at 512 KiB.
@@ -143,11 +143,17 @@ the domain. A server that fails after an earlier one answered about the target d
 error is in \`servers\`.
 
 **RDAP fallback.** When no WHOIS answer is about the target (the TLD runs no WHOIS server, a server failed, or
-its answer holds no record), the RDAP servers named by IANA's bootstrap registry are asked over HTTPS and
-\`source\` is \`rdap\`.
+its answer holds no record), the RDAP servers named by IANA's bootstrap registry are asked over HTTPS first,
+redirects followed, each host through the resolver and the same address rule, and \`source\` is \`rdap\`. The
+registry's files are refreshed in the background from RDAP_BOOTSTRAP_URL once older than
+RDAP_BOOTSTRAP_REFRESH_HOURS; a lookup that finds no server waits for a refresh (at most one every 10 minutes)
+for at most WHOIS_TIMEOUT_MS. The shipped snapshot knows domains only: AS numbers are known from the first
+refresh on, and with RDAP_BOOTSTRAP_REFRESH_HOURS=0 an AS lookup is a 502 ("names no RDAP server") until
+\`npm run rdap:snapshot\` has taken IANA's files.
 
-**Targets.** What people paste is accepted: a URL gives its host (\`https://Example.com/path\` is example.com), a
-trailing dot and upper case are dropped. \`AS15169\` (any case) is an AS number, looked up over RDAP only (the autnum
+**Targets.** What people paste is accepted: a URL of any scheme gives its host, its port ignored
+(\`https://Example.com/path\` is example.com), a trailing dot and upper case are dropped; a domain name needs at
+least two labels. \`AS15169\` (any case, 0 to 4294967295) is an AS number, looked up over RDAP only (the autnum
 object, from the server IANA's asn.json names): \`source\` is \`rdap\` and \`parsed\` fills \`network_name\` (the AS name),
 \`organisation\`, \`country\`, \`registry\` and \`asn_range\`, with \`registered\` false when the registry has no such
 number. A prefix (\`8.8.8.0/24\`, \`2001:db8::/32\`) is a network: WHOIS is asked about its first address (registries
@@ -159,54 +165,29 @@ forbidden address. 502: no server gave an answer about the target and at least o
 each server, its address and what went wrong (refused, timed out, reset, too large, HTTP status). A domain the
 registry does not know is not an error: \`parsed.registered\` is false.
 
-**Cache.** Results are cached (WHOIS_CACHE_SECONDS, default one hour; results missing a failed server's answer
-60 s). A cached response says \`cached: true\` and keeps its original \`queried_at\` and \`servers\`.
+**Cache.** Results are cached, in the process or in Redis with REDIS_URL (WHOIS_CACHE_SECONDS, default one hour;
+results missing a failed server's answer, or cut short by a reset, 60 s; failures are not cached). Identical
+lookups running at the same time share one walk. A cached response says \`cached: true\` and keeps its original \`queried_at\` and \`servers\`.
 A host name below the registered domain (\`www.example.com\`) is sent as given: registries answer "not found"
 for it, as the \`whois\` command does.
 
-**Concurrency.** ${inFlightCapText('WHOIS')}`;
+**Concurrency.** ${inFlightCapText(WHOIS_TOOL)}`;
 
-/** The most descriptors one lookup holds at once: servers are asked one at a time, each after a DNS question. */
-export const WHOIS_SOCKETS_PER_CALL = 2;
-
-/** The longest one lookup runs: each WHOIS server and each of the two RDAP servers within its timeout. */
-export function whoisHoldMs(timeoutMs: number): number {
-  return (MAX_REFERRALS + 1 + 2) * timeoutMs;
-}
-
-export function registerWhoisRoute(app: FastifyInstance, whois: WhoisService, cap: InFlightCap): void {
-  app.get<{ Querystring: { target: string } }>(
-    '/api/v1/whois',
-    {
-      schema: {
-        summary: 'WHOIS data for a domain, an IP address or network, or an AS number',
-        description: DESCRIPTION,
-        tags: ['whois'],
-        querystring: Type.Object({
-          target: Type.String({
-            description:
-              'A domain name (IDN allowed, converted to punycode; a pasted URL gives its host), an IPv4/IPv6 address, a network (`198.51.100.0/24`) or an AS number (`AS64496`).',
-            examples: ['example.com', '192.0.2.1', '198.51.100.0/24', 'AS64496'],
-          }),
-        }),
-        response: {
-          200: okResponse(WhoisAnswer, 'The answer, parsed.'),
-          ...commonErrorResponses,
-          ...upstreamErrorResponse,
-        },
-      },
-    },
-    async (request) => {
-      const parsed = parseWhoisTarget(request.query.target);
-      if (!parsed.ok) throw apiErrors.invalidParameter('target', parsed.reason);
-      try {
-        return await withinInFlightCap(cap, request, () => whois.lookup(parsed.target));
-      } catch (error) {
-        if (error instanceof WhoisLookupError) {
-          throw error.kind === 'forbidden' ? apiErrors.badRequest(error.message) : apiErrors.upstream(error.message);
-        }
-        throw error;
-      }
-    },
-  );
-}
+export const whoisRouteSchema = {
+  summary: 'WHOIS data for a domain, an IP address or network, or an AS number',
+  description: DESCRIPTION,
+  operationId: 'getWhois',
+  tags: ['whois'],
+  querystring: Type.Object({
+    target: Type.String({
+      description:
+        'A domain name, IP address, network or AS number. IDN allowed, converted to punycode; a pasted URL gives its host; an IPv4/IPv6 address, a network (`198.51.100.0/24`) or an AS number (`AS64496`).',
+      examples: ['example.com', '192.0.2.1', '198.51.100.0/24', 'AS64496'],
+    }),
+  }),
+  response: {
+    200: okResponse(WhoisAnswer, 'The answer, parsed.'),
+    ...commonErrorResponses,
+    ...upstreamErrorResponse,
+  },
+};

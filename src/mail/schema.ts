@@ -1,4 +1,8 @@
 import { type Static, Type } from 'typebox';
+import { commonErrorResponses, okResponse, upstreamErrorResponse } from '../http/schemas.ts';
+import { inFlightCapText } from '../limits/in-flight.ts';
+import { UPSTREAM_COST_RULE } from '../limits/upstream-cost.ts';
+import { MAIL_TOOL, MAX_QUERIES_PER_CHECK } from './tool.ts';
 
 const problems = (what: string) =>
   Type.Array(Type.String(), {
@@ -61,7 +65,7 @@ export const SpfSection = Type.Object(
     }),
     lookups: Type.Integer({
       description:
-        'DNS lookups the check causes, counted as RFC 7208 section 4.6.4 does: include, a, mx, ptr, exists and redirect count one each, followed through include and redirect (redirect is ignored when the record has all). Counted as a verifier meets them, depth first, up to the first over the limit of 10 (then 11). The worst case: every term is evaluated, as for a client that matches none.',
+        'DNS lookups the check causes, counted as RFC 7208 section 4.6.4 does: include, a, mx, ptr, exists and redirect count one each, followed through include and redirect (redirect is ignored when the record has all). Counted as a verifier meets them, depth first and left to right, up to where a verifier stops with permerror: the 11th lookup or the 3rd void lookup (the problem names that term and the record it is in). The worst case: every term is evaluated, as for a client that matches none. `ptr` and names with macros (`%{i}`) are counted but not asked: they depend on the client and the message. An mx name with more than 10 MX records is a permerror too, and only its first 10 hosts are looked up.',
     }),
     void_lookups: Type.Integer({
       description:
@@ -102,10 +106,11 @@ export const DkimSection = Type.Object(
     record,
     key_type: nullableString('k= (rsa when absent, or ed25519); null when the key is revoked or there is none.'),
     bits: Type.Union([Type.Integer(), Type.Null()], {
-      description: 'Size of the public key read from p= (RSA modulus bits; 256 for Ed25519); null when unreadable.',
+      description:
+        "Size of the public key read from p= with node:crypto (RSA modulus bits, from SubjectPublicKeyInfo as published or the bare PKCS#1 key RFC 6376 names; 256 for Ed25519's 32 raw bytes); null when unreadable.",
     }),
     problems: problems(
-      'the key: missing, revoked (empty p=), RSA under 1024 bits (weak), under 2048 (below RFC 8301 advice), unreadable key, t=y testing, syntax',
+      'the key: missing, revoked (empty p=), RSA under 1024 bits (weak: RFC 8301 says verifiers must refuse it), under 2048 (below RFC 8301 advice), unreadable key, t=y testing, syntax',
     ),
   },
   { additionalProperties: false },
@@ -113,7 +118,10 @@ export const DkimSection = Type.Object(
 
 export const MtaStsSection = Type.Object(
   {
-    found: Type.Boolean({ description: 'True when `_mta-sts.<domain>` has one TXT record starting with `v=STSv1`.' }),
+    found: Type.Boolean({
+      description:
+        'True when `_mta-sts.<domain>` has one TXT record starting with `v=STSv1`. MTA-STS is optional: false is not a problem.',
+    }),
     record,
     id: nullableString("The policy's id= (it changes when the policy does); the policy file itself is not fetched."),
     problems: problems('the MTA-STS record: several records, a missing or malformed id'),
@@ -124,7 +132,8 @@ export const MtaStsSection = Type.Object(
 export const TlsRptSection = Type.Object(
   {
     found: Type.Boolean({
-      description: 'True when `_smtp._tls.<domain>` has one TXT record starting with `v=TLSRPTv1`.',
+      description:
+        'True when `_smtp._tls.<domain>` has one TXT record starting with `v=TLSRPTv1`. TLS-RPT is optional: false is not a problem.',
     }),
     record,
     rua: Type.Array(Type.String(), { description: 'Where reports go (mailto: or https: URIs).' }),
@@ -137,9 +146,12 @@ export const MailReport = Type.Object(
   {
     domain: Type.String({ description: 'The domain checked (IDN as punycode, lower case).' }),
     exists: Type.Boolean({
-      description: 'False when the domain does not exist (NXDOMAIN): every section is then found: false.',
+      description:
+        'False when the domain does not exist (NXDOMAIN for its MX or TXT question): every section is then found: false.',
     }),
-    problems: problems('the domain as a whole: it does not exist; the query limit was reached'),
+    problems: problems(
+      'the domain as a whole: it does not exist; the query limit was reached; the time limit was reached (the sections whose lookups were still out say which). A failed lookup of one section is a problem of that section',
+    ),
     mx: MxSection,
     spf: SpfSection,
     dmarc: DmarcSection,
@@ -155,3 +167,35 @@ export const MailReport = Type.Object(
 export type MailReport = Static<typeof MailReport>;
 export type MxSection = Static<typeof MxSection>;
 export type SpfSection = Static<typeof SpfSection>;
+
+const DESCRIPTION = `Mail authentication in one call: MX with addresses, SPF with its RFC 7208 lookup count, DMARC, a DKIM key, MTA-STS and TLS-RPT. Every lookup goes through the service's resolver and cache (\`DNS_SERVERS\`, cached by TTL). The domain's own six questions (MX, TXT, \`_dmarc\`, the DKIM key, \`_mta-sts\`, \`_smtp._tls\`) are asked at once; then the MX hosts' addresses and SPF's first level together; then one level of SPF includes at a time. A cold call so waits 1 + the longest chain of SPF includes and redirects round trips (an \`mx\` term at its end adds one; at least 2 when there are MX hosts); a warm call asks nothing.
+
+One call asks at most ${MAX_QUERIES_PER_CHECK} DNS questions, cached answers included: the fixed part is 6 plus A and AAAA of up to 10 MX hosts; SPF adds one per include, redirect or exists, two per \`a\`, and an \`mx\` term its MX question plus two per host. It takes at most ${MAIL_TOOL.timeLimitMs / 1000} s in all: each query keeps the resolver's own deadline (DNS_TIMEOUT_MS, tried up to 3 times), and past the limit nothing more is asked and a lookup still out is a problem of its section. A domain that does not exist is a 200 with \`exists: false\`; 502 only when neither its MX nor its TXT lookup got an answer (SERVFAIL, timeout). DMARC is read at \`_dmarc.<domain>\` only (no fallback to the organisational domain, which needs the Public Suffix List); tags are reported as written. The MTA-STS policy file over HTTPS is not fetched.
+
+${UPSTREAM_COST_RULE}
+
+${inFlightCapText(MAIL_TOOL)}`;
+
+export const mailRouteSchema = {
+  summary: 'Mail authentication of a domain: MX, SPF, DMARC, DKIM, MTA-STS, TLS-RPT',
+  description: DESCRIPTION,
+  operationId: 'getMailAuthentication',
+  tags: ['mail'],
+  querystring: Type.Object({
+    domain: Type.String({
+      description: 'The mail domain (IDN allowed, converted to punycode). Not an IP address.',
+      examples: ['example.com'],
+    }),
+    dkim_selector: Type.Optional(
+      Type.String({
+        description:
+          'The s= of a DKIM signature in a mail header; without one, DKIM is not checked. Its key at `<selector>._domainkey.<domain>` is checked (selectors such as `google`, `selector1`, `s1.mail`).',
+      }),
+    ),
+  }),
+  response: {
+    200: okResponse(MailReport, 'The sections, each with found and problems.'),
+    ...commonErrorResponses,
+    ...upstreamErrorResponse,
+  },
+};

@@ -1,0 +1,42 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { apiErrors } from '../http/errors.ts';
+import { type InFlightCap, withinInFlightCap } from '../limits/in-flight.ts';
+import { type HttpChecker, HttpCheckRefusal } from './checker.ts';
+import type { PortRanges } from './config.ts';
+import { HttpCheckError } from './exchange.ts';
+import { httpCheckRouteSchema } from './schema.ts';
+import { parseCheckUrl } from './target-url.ts';
+
+export interface HttpCheckPluginOptions {
+  checker: HttpChecker;
+  ports: PortRanges;
+  cap: InFlightCap;
+}
+
+export const httpCheckPlugin: FastifyPluginAsyncTypebox<HttpCheckPluginOptions> = async (
+  app,
+  { checker, ports, cap },
+) => {
+  app.get('/api/v1/http', { schema: httpCheckRouteSchema }, async (request, reply) => {
+    const parsed = parseCheckUrl(request.query.url, ports);
+    if (!parsed.ok) throw apiErrors.invalidParameter('url', parsed.reason);
+    const left = new AbortController();
+    const onClose = () => {
+      if (!reply.raw.writableFinished) left.abort();
+    };
+    reply.raw.once('close', onClose);
+    try {
+      return await withinInFlightCap(cap, request, () =>
+        checker.check(parsed.target, request.query.method ?? 'GET', left.signal),
+      );
+    } catch (error) {
+      if (error instanceof HttpCheckRefusal) throw apiErrors.invalidParameter('url', error.message);
+      if (error instanceof HttpCheckError) {
+        throw apiErrors.httpCheckFailed(parsed.target.url.href, error.phase, error.message);
+      }
+      throw error;
+    } finally {
+      reply.raw.off('close', onClose);
+    }
+  });
+};
