@@ -11,8 +11,8 @@ export const MTR_DEFAULT_COUNT = 10;
 
 const EVENTS = `**Events**, in this order: \`start\`; then \`hop\` events as the rounds go (mtr sends one probe to every
 hop each second, \`count\` rounds); then \`done\`. The service runs Debian's mtr-tiny,
-\`mtr --raw -n -c <count> -G ${MTR_DEFAULT_GRACE_SECONDS} -m ${MTR_DEFAULT_MAX_HOPS}\` (ICMP probes, up to ${MTR_DEFAULT_MAX_HOPS} hops, a
-${MTR_DEFAULT_GRACE_SECONDS} s wait for late answers after the last round), and computes each hop's figures from its raw
+\`mtr --raw -n -c <count> -G ${MTR_DEFAULT_GRACE_SECONDS} -m ${MTR_DEFAULT_MAX_HOPS}\` (ICMP probes sent by mtr-packet, which has cap_net_raw from the
+package, up to ${MTR_DEFAULT_MAX_HOPS} hops, a ${MTR_DEFAULT_GRACE_SECONDS} s wait for late answers after the last round), and computes each hop's figures from its raw
 lines as they come (mtr's own report comes only at the end), with mtr's definitions of loss, best, worst, average and
 (sample) standard deviation. A hop's event is sent whenever its figures change (an answer, a probe given up, a new
 address), so **the same hop repeats**: keep the latest per hop. A probe is given up (lost) when the hop's next probe

@@ -29,11 +29,9 @@ export interface ProbeRouteDeps {
   now: () => number;
   /** The longest a name resolution may take (the resolver's deadline): part of how long a slot is held. */
   resolveDeadlineMs: number;
-  /** Told when a stream opens and how it ends (netinfo_streams_active and netinfo_streams_total). */
   streamCounts: StreamCounts;
 }
 
-/** How a stream ended, as netinfo_streams_total{end} names it. */
 export type CountedStreamEnd = 'done' | 'error' | 'client_gone' | 'time_limit' | 'shutdown';
 
 export interface StreamCounts {
@@ -60,7 +58,6 @@ export interface ProbeRun {
   ): ProbeSession | InProcessSession;
 }
 
-/** The host and family of a probe request, or the catalogue's 400. */
 function probeQuery(host: string, family: '4' | '6' | undefined): { host: string; family: 4 | 6 | 'any' } {
   const parsed = parseProbeHost(host);
   if (!parsed.ok) throw apiErrors.invalidParameter('host', `${parsed.reason}; give a host name or an IP address`);
@@ -71,11 +68,7 @@ function probeQuery(host: string, family: '4' | '6' | undefined): { host: string
   return { host: parsed.host, family: asked };
 }
 
-/**
- * Resolves once through the project's resolver, before any stream: a forbidden address and a name
- * without an address (NXDOMAIN, or no record of the family) are the caller's 400; a resolver that
- * failed (timeout, SERVFAIL) is a 502, as /ssl answers them.
- */
+/** A name without an address is the caller's 400; a resolver that failed is a 502, as /ssl answers them. */
 async function probeTarget(query: { host: string; family: 4 | 6 | 'any' }, deps: ProbeRouteDeps) {
   const target = await resolveTarget(query.host, {
     resolver: deps.resolver,
@@ -125,7 +118,6 @@ export async function handleProbeRequest(
   }
 }
 
-/** Runs the tool behind an open stream and logs how it ended. */
 async function streamProbe(
   request: FastifyRequest,
   stream: EventStream,

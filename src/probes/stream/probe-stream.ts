@@ -109,7 +109,6 @@ export async function runProbeStream(
   }
 }
 
-/** The error event of a run stopped by the server: its shutdown, or the time limit. */
 function stoppedBy(tool: ProbeStreamContext['tool'], shutdownSignal: AbortSignal, stream: EventStream): StreamEnd {
   const shutdown = shutdownSignal.aborted;
   stream.send({
@@ -126,10 +125,7 @@ function notStartedMessage(command: string, error: NodeJS.ErrnoException): strin
   return `${command} could not be started (${error.code ?? error.message}).`;
 }
 
-/**
- * The error message when a tool exited without a result: its own complaint when it printed one
- * (`connect: Network is unreachable`), else its exit status.
- */
+/** The tool's own complaint when it printed one (`connect: Network is unreachable`) says most. */
 export function toolFailureMessage(command: string, exit: ToolExit, complaint: string | null): string {
   if (complaint) return `${command} failed: ${complaint}`;
   if (exit.signal) return `${command} was ended by ${exit.signal} before giving a result.`;

@@ -14,9 +14,9 @@ import { parseTracerouteLine } from './parse.ts';
 import { createTracerouteProgress } from './progress.ts';
 
 /**
- * One traceroute run for the stream: one UDP probe per hop, up to 30 hops. Hops go out in order, each
- * as soon as traceroute prints it and its hostname is known (or the lookup's short wait is over);
- * lookups run in parallel, so a slow one delays the hops behind it by that wait at most, once.
+ * Hops go out in order, each as soon as traceroute prints it and its hostname is known (or the
+ * lookup's short wait is over); lookups run in parallel, so a slow one delays the hops behind it by
+ * that wait at most, once.
  */
 export function createTracerouteSession(options: {
   address: string;
