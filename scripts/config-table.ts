@@ -1,5 +1,5 @@
-// Prints the README's configuration table from the one declaration in src/config.ts.
-// `npm run docs:config` rewrites the table in README.md; a test fails when they drift apart.
+// Prints the configuration table from the one declaration in src/config.ts.
+// `npm run docs:config` rewrites the table in docs/configuration.md; a test fails when they drift apart.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { configVariables } from '../src/config.ts';
@@ -14,15 +14,16 @@ export function configTable(): string {
   return ['| variable | default | meaning |', '|---|---|---|', ...rows].join('\n');
 }
 
-export function withTable(readme: string): string {
-  const start = readme.indexOf(TABLE_START);
-  const end = readme.indexOf(TABLE_END);
-  if (start < 0 || end < start) throw new Error('README.md lacks the config-table markers');
-  return `${readme.slice(0, start + TABLE_START.length)}\n${configTable()}\n${readme.slice(end)}`;
+export const CONFIGURATION_PAGE = path.resolve(import.meta.dirname, '..', 'docs', 'configuration.md');
+
+export function withTable(page: string): string {
+  const start = page.indexOf(TABLE_START);
+  const end = page.indexOf(TABLE_END);
+  if (start < 0 || end < start) throw new Error('docs/configuration.md lacks the config-table markers');
+  return `${page.slice(0, start + TABLE_START.length)}\n${configTable()}\n${page.slice(end)}`;
 }
 
 if (import.meta.main) {
-  const readmePath = path.resolve(import.meta.dirname, '..', 'README.md');
-  writeFileSync(readmePath, withTable(readFileSync(readmePath, 'utf8')));
-  console.log('README.md configuration table updated');
+  writeFileSync(CONFIGURATION_PAGE, withTable(readFileSync(CONFIGURATION_PAGE, 'utf8')));
+  console.log('docs/configuration.md configuration table updated');
 }

@@ -13,7 +13,7 @@ if (major < 24) {
 ensureSystemPackages('runtime');
 
 // The embedded IP data (GeoLite2 City, the ASN ranges) is decompressed and compiled once into
-// DATA_DIR, so that the first start is ready as fast as every later one (see README, "Data").
+// DATA_DIR, so that the first start is ready as fast as every later one (see docs/data.md).
 try {
   const started = performance.now();
   const directory = ipDataPaths(path.resolve(process.env.DATA_DIR?.trim() || './data')).embedded;

@@ -47,12 +47,12 @@ import {
   timedTlsChecker,
 } from './metrics/instrument.ts';
 import { startMetrics } from './metrics/setup.ts';
-import { registerMtrRoute } from './probes/mtr/route.ts';
-import { registerPingRoute } from './probes/ping/route.ts';
+import { mtrPlugin } from './probes/mtr/plugin.ts';
+import { pingPlugin } from './probes/ping/plugin.ts';
 import type { Spawner } from './probes/spawn/spawner.ts';
 import { createProbeRouteDeps } from './probes/stream/deps.ts';
 import { createStreamSlots } from './probes/stream/slots.ts';
-import { registerTracerouteRoute } from './probes/traceroute/route.ts';
+import { traceroutePlugin } from './probes/traceroute/plugin.ts';
 import { createSharedState } from './scale/shared-state.ts';
 import { openRepository } from './storage/open.ts';
 import type { AccountRepository } from './storage/repository.ts';
@@ -240,9 +240,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       ended: (tool, end) => metrics.streamEnded(tool, end),
     },
   });
-  registerPingRoute(app, probes);
-  registerTracerouteRoute(app, probes, config);
-  registerMtrRoute(app, probes, config);
+  app.register(pingPlugin, { probes });
+  app.register(traceroutePlugin, { probes, hostnameWaitMs: config.tracerouteHostnameWaitMs });
+  app.register(mtrPlugin, { probes, hostnameWaitMs: config.tracerouteHostnameWaitMs });
   app.register(whoisPlugin, {
     whois: buildWhoisService(config, {
       resolver,

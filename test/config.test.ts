@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { withTable } from '../scripts/config-table.ts';
+import { CONFIGURATION_PAGE, withTable } from '../scripts/config-table.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
 
 test('defaults: the spec tiers, port 8080, dual-stack, nothing trusted', () => {
@@ -70,7 +70,7 @@ test('a download URL that is refused is quoted without its password', () => {
   );
 });
 
-test("the README's configuration table matches the declared variables", () => {
-  const readme = readFileSync(path.resolve(import.meta.dirname, '..', 'README.md'), 'utf8');
-  assert.ok(readme === withTable(readme), 'README table is stale: run `npm run docs:config`');
+test("docs/configuration.md's table matches the declared variables", () => {
+  const page = readFileSync(CONFIGURATION_PAGE, 'utf8');
+  assert.ok(page === withTable(page), 'docs/configuration.md table is stale: run `npm run docs:config`');
 });

@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { PROBE_TOOLS } from '../probes/tools.ts';
 import type { CacheName, DataSourceFacts, Metrics, Upstream } from './metrics.ts';
 import { CounterFamily, HistogramFamily } from './series.ts';
 
@@ -12,6 +13,7 @@ export interface PrometheusMetrics {
 
 const UPSTREAMS: readonly Upstream[] = ['dns', 'whois', 'rdap', 'tls', 'dnsbl', 'data_download'];
 const CACHES: readonly CacheName[] = ['dns', 'whois', 'dnsbl', 'json', 'key'];
+const TOOLS = PROBE_TOOLS.map((tool) => tool.name).join(', ');
 /** prom-client's default buckets, for request durations. */
 const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const UPSTREAM_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -82,13 +84,13 @@ export function createPrometheusMetrics(now: () => number = Date.now): Prometheu
   );
   const streamsActive = new Gauge({
     name: 'netinfo_streams_active',
-    help: 'Probe streams running now, by tool (ping, tcp_ping, traceroute, mtr).',
+    help: `Probe streams running now, by tool (${TOOLS}).`,
     labelNames: ['tool'] as const,
     registers,
   });
   const streamsTotal = new Counter({
     name: 'netinfo_streams_total',
-    help: 'Probe streams ended, by tool (ping, tcp_ping, traceroute, mtr) and how they ended (done, error, client_gone, time_limit, shutdown).',
+    help: `Probe streams ended, by tool (${TOOLS}) and how they ended (done, error, client_gone, time_limit, shutdown).`,
     labelNames: ['tool', 'end'] as const,
     registers,
   });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import {
   API_KEY_PATTERN,
@@ -18,10 +19,13 @@ test('a key is nk_, 30 random base62 characters and a 6-character checksum', () 
   assert.equal(displayPrefix(key), key.slice(0, 9));
 });
 
-test('the scanner pattern documented in the README finds keys in text', () => {
+test('the scanner pattern documented in docs/security.md finds keys in text', () => {
   const key = generateApiKey();
+  const page = readFileSync(new URL('../../docs/security.md', import.meta.url), 'utf8');
+  const documented = /^regular expression: (\S+)$/m.exec(page)?.[1];
+  assert.equal(documented, String.raw`\bnk_[0-9A-Za-z]{36}\b`);
   const leaked = `export NETINFO_KEY="${key}" # oops`;
-  const found = /\bnk_[0-9A-Za-z]{36}\b/.exec(leaked)?.[0];
+  const found = new RegExp(documented).exec(leaked)?.[0];
   assert.equal(found, key);
   assert.ok(API_KEY_PATTERN.test(found ?? ''));
 });

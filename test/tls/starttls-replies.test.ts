@@ -170,7 +170,7 @@ test('readReply: an endless line is garbage, not a buffer that grows', () => {
   assert.equal(readReply('smtp', endless, 'command').kind, 'garbage');
 });
 
-test('starttlsSteps: the commands sent, as the README documents them', () => {
+test('starttlsSteps: exactly the commands sent and the replies awaited', () => {
   const sent = (protocol: StarttlsProtocol) =>
     starttlsSteps(protocol, addressLiteral('192.0.2.1')).map((step) => [step.command, step.expect]);
   assert.deepEqual(sent('smtp'), [

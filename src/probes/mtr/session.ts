@@ -1,24 +1,16 @@
+import { sharedWhileInFlight } from '../../cache/in-flight.ts';
 import { createLineSplitter } from '../spawn/line-splitter.ts';
 import type { ProbeSession } from '../stream/probe-stream.ts';
 import { toolFailureMessage } from '../stream/probe-stream.ts';
-import { buildMtrArgs, MTR_DEFAULT_GRACE_SECONDS, MTR_DEFAULT_MAX_HOPS, MTR_INTERVAL_SECONDS } from './args.ts';
+import { buildMtrArgs, MTR_DEFAULT_MAX_HOPS } from './args.ts';
 import type { MtrEvent, MtrHopEvent } from './events.ts';
 import { parseMtrLine } from './parse.ts';
 import { createMtrProgress, type MtrHopStats } from './progress.ts';
 
-/** Slack on top of the rounds and mtr's grace wait: its start and the last answers. */
-const TIME_LIMIT_SLACK_SECONDS = 5;
-
-/** The stream's wall-clock limit for `count` rounds: count + 2 (grace) + 5 seconds. */
-export function mtrTimeLimitMs(count: number): number {
-  return (count * MTR_INTERVAL_SECONDS + MTR_DEFAULT_GRACE_SECONDS + TIME_LIMIT_SLACK_SECONDS) * 1000;
-}
-
 /**
- * One mtr run for the stream: `count` rounds, one a second. Each hop's figures go out as soon as a
- * line changes them, with the hop's hostname: the first time an address shows up its name is looked
- * up (waiting at most TRACEROUTE_HOSTNAME_WAIT_MS, as traceroute does), later events reuse it.
- * Events keep the order of the lines they come from.
+ * One mtr run for the stream. Each hop's figures go out as soon as a line changes them, with the
+ * hop's hostname, looked up the first time its address shows up; events keep the order of the lines
+ * they come from.
  */
 export function createMtrSession(options: {
   address: string;
@@ -33,22 +25,21 @@ export function createMtrSession(options: {
   const stdout = createLineSplitter();
   const stderr = createLineSplitter();
   const names = new Map<string, string>();
-  const pending = new Map<string, Promise<string>>();
+  const lookup = sharedWhileInFlight<string, string>();
   let lastStderrLine: string | null = null;
   // Events wait in this chain only while a hostname is being looked up.
   const settledQueue = Promise.resolve();
   let queue = settledQueue;
 
   const nameOf = (ip: string): Promise<string> => {
-    let lookup = pending.get(ip);
-    if (!lookup) {
-      lookup = options.hostnameOf(ip).then((name) => {
+    const known = names.get(ip);
+    if (known !== undefined) return Promise.resolve(known);
+    return lookup(ip, () =>
+      options.hostnameOf(ip).then((name) => {
         names.set(ip, name);
         return name;
-      });
-      pending.set(ip, lookup);
-    }
-    return lookup;
+      }),
+    );
   };
   const withName = ({ hop, ip, ...figures }: MtrHopStats, hostname: string | null) => ({
     hop,
@@ -85,7 +76,6 @@ export function createMtrSession(options: {
   return {
     command: 'mtr',
     args,
-    timeLimitMs: mtrTimeLimitMs(count),
     stdout: (chunk) => stdout.push(chunk).forEach(handle),
     stderr: (chunk) => stderr.push(chunk).forEach(handleStderr),
     settled: () => queue,

@@ -1,20 +1,12 @@
 import { createLineSplitter } from '../spawn/line-splitter.ts';
 import type { ProbeSession } from '../stream/probe-stream.ts';
 import { toolFailureMessage } from '../stream/probe-stream.ts';
-import { buildPingArgs, PING_DEFAULT_INTERVAL_SECONDS } from './args.ts';
+import { buildPingArgs } from './args.ts';
 import type { PingEvent } from './events.ts';
 import { parsePingLine } from './parse.ts';
 import { createPingProgress } from './progress.ts';
 
-/** Slack on top of count * interval: ping's wait for the last reply (1 s, or two round trips). */
-const TIME_LIMIT_SLACK_SECONDS = 5;
-
-/** The stream's wall-clock limit for `count` requests: count + 5 seconds. */
-export function pingTimeLimitMs(count: number): number {
-  return (count * PING_DEFAULT_INTERVAL_SECONDS + TIME_LIMIT_SLACK_SECONDS) * 1000;
-}
-
-/** One ping run for the stream: iputils ping with -O, one request a second, each line an event at once. */
+/** One ping run for the stream: each line of ping's output an event at once. */
 export function createPingSession(options: {
   address: string;
   family: 4 | 6;
@@ -40,7 +32,6 @@ export function createPingSession(options: {
   return {
     command: 'ping',
     args,
-    timeLimitMs: pingTimeLimitMs(count),
     stdout: (chunk) => stdout.push(chunk).forEach(handle),
     stderr: (chunk) => stderr.push(chunk).forEach(handleStderr),
     settled: async () => {},

@@ -3,24 +3,16 @@ import type { PingDoneEvent, PingEvent, PingReplyEvent, PingTimeoutEvent } from 
 import type { TcpConnectOutcome } from './tcp-connect.ts';
 import { timeTcpConnect } from './tcp-connect.ts';
 
-/** One connect a second, as ping sends its requests. */
-export const TCP_PING_INTERVAL_MS = 1000;
+const TCP_PING_INTERVAL_MS = 1000;
 /** How long one connect may take before it is a `timeout`. */
 export const TCP_PING_TIMEOUT_MS = 2000;
 export const TCP_PING_DEFAULT_PORT = 443;
 
-/** The stream's wall-clock limit: each attempt at its longest (2 s), plus 5 s. */
-export function tcpPingTimeLimitMs(count: number): number {
-  return count * TCP_PING_TIMEOUT_MS + 5000;
-}
-
 type Connect = (options: Parameters<typeof timeTcpConnect>[0]) => Promise<TcpConnectOutcome>;
 
 /**
- * A TCP ping: `count` connects to address:port timed by the service itself (no tool, no process).
- * Attempt n starts a second after attempt n-1 started, or when it ended if it took longer (one
- * connect at a time). Each attempt is a `reply` (ttl null: a connect does not see the TTL) or a
- * `timeout` with its reason, sent as it ends; then `done`, as ICMP ping's.
+ * A TCP ping: `count` connects timed by the service itself, one at a time. Attempt n starts a second
+ * after attempt n-1 started, or when it ended if it took longer.
  */
 export function createTcpPingSession(options: {
   address: string;
@@ -33,8 +25,6 @@ export function createTcpPingSession(options: {
   const { address, family, port, count, emit } = options;
   const connect = options.connect ?? timeTcpConnect;
   return {
-    command: 'tcp ping',
-    timeLimitMs: tcpPingTimeLimitMs(count),
     async run(signal) {
       const times: number[] = [];
       let sent = 0;

@@ -9,19 +9,14 @@ import type { Spawner } from '../spawn/spawner.ts';
  * time limit, the client and shutdown, the same way for every probe.
  */
 export interface ProbeSession {
-  /** The system command (`ping`, `traceroute`), also the `tool` of the log line. */
+  /** The system command, as named in the messages about it (`ping is not installed...`). */
   readonly command: string;
   readonly args: readonly string[];
-  /** Wall-clock limit on the tool; past it the process is killed and the stream ends with an error. */
-  readonly timeLimitMs: number;
   stdout(chunk: Buffer): void;
   stderr(chunk: Buffer): void;
   /** Resolves once every event of the output seen so far has been emitted (traceroute's hops wait for names). */
   settled(): Promise<void>;
-  /**
-   * After the tool exited by itself: emits what its last output makes, then gives the closing
-   * events (`done`), or why the run gave no result.
-   */
+  /** After the tool exited by itself: emits what its last output makes, then gives the closing events or why there are none. */
   finish(exit: ToolExit): Promise<{ events: object[] } | { failure: string }>;
 }
 
@@ -31,15 +26,11 @@ export interface ProbeSession {
  * (client gone, time limit, shutdown), and must leave no socket or timer behind.
  */
 export interface InProcessSession {
-  /** What runs (`tcp ping`), for the log line and the time-limit message. */
-  readonly command: string;
-  readonly timeLimitMs: number;
   run(signal: AbortSignal): Promise<{ events: object[] } | { failure: string }>;
 }
 
 export type ToolExit = { code: number | null; signal: NodeJS.Signals | null };
 
-/** How a stream ended, for the log line. */
 export type StreamEnd = 'done' | 'failed' | 'not-started' | 'time-limit' | 'shutdown' | 'client-gone';
 
 export interface ProbeStreamContext {
@@ -47,10 +38,10 @@ export interface ProbeStreamContext {
   spawner: Spawner;
   /** Shared by every stream of the server: one spawn per turn of the event loop. */
   spawnTurns: SpawnTurns;
-  /** Aborted when the server starts closing. */
   shutdownSignal: AbortSignal;
-  /** The first event, sent before the tool starts. */
   startEvent: object;
+  /** The tool's one name and the limit on its run; past it the run is stopped with an error event. */
+  tool: { readonly name: string; readonly timeLimitMs: number };
 }
 
 const SHUTDOWN_MESSAGE = 'The server is shutting down; the stream was stopped before it finished.';
@@ -60,7 +51,7 @@ export async function runProbeStream(
   session: ProbeSession | InProcessSession,
   context: ProbeStreamContext,
 ): Promise<StreamEnd> {
-  const { stream, spawner, shutdownSignal } = context;
+  const { stream, spawner, shutdownSignal, tool } = context;
   // One signal that stops the tool: client gone, shutdown or time limit. Listeners are removed at
   // the end, so the server-wide shutdown signal does not collect one per stream ever served.
   const stop = new AbortController();
@@ -76,10 +67,10 @@ export async function runProbeStream(
     // spawn turn (the next turn of the event loop at the earliest) lets `start` leave first.
     stream.send(context.startEvent);
     if ('run' in session) {
-      timer = setTimeout(abort, session.timeLimitMs);
+      timer = setTimeout(abort, tool.timeLimitMs);
       const result = await session.run(stop.signal);
       if (stream.clientGone.aborted) return 'client-gone';
-      if (stop.signal.aborted) return stoppedBy(session, shutdownSignal, stream);
+      if (stop.signal.aborted) return stoppedBy(tool, shutdownSignal, stream);
       if ('failure' in result) {
         stream.send({ type: 'error', message: result.failure });
         return 'failed';
@@ -89,7 +80,7 @@ export async function runProbeStream(
     }
     await context.spawnTurns.next();
     // The limit is on the tool's run: a wait for a turn while many streams start is not its fault.
-    timer = setTimeout(abort, session.timeLimitMs);
+    timer = setTimeout(abort, tool.timeLimitMs);
     const outcome = await runTool(spawner, session.command, session.args, {
       signal: stop.signal,
       onStdout: (chunk) => session.stdout(chunk),
@@ -102,7 +93,7 @@ export async function runProbeStream(
     }
     if (outcome.kind === 'stopped') {
       await session.settled();
-      return stoppedBy(session, shutdownSignal, stream);
+      return stoppedBy(tool, shutdownSignal, stream);
     }
     const result = await session.finish(outcome);
     if ('failure' in result) {
@@ -118,18 +109,13 @@ export async function runProbeStream(
   }
 }
 
-/** The error event of a run stopped by the server: its shutdown, or the time limit. */
-function stoppedBy(
-  session: { command: string; timeLimitMs: number },
-  shutdownSignal: AbortSignal,
-  stream: EventStream,
-): StreamEnd {
+function stoppedBy(tool: ProbeStreamContext['tool'], shutdownSignal: AbortSignal, stream: EventStream): StreamEnd {
   const shutdown = shutdownSignal.aborted;
   stream.send({
     type: 'error',
     message: shutdown
       ? SHUTDOWN_MESSAGE
-      : `${session.command} did not finish within ${session.timeLimitMs / 1000} seconds and was stopped.`,
+      : `${tool.name} did not finish within ${tool.timeLimitMs / 1000} seconds and was stopped.`,
   });
   return shutdown ? 'shutdown' : 'time-limit';
 }
@@ -139,10 +125,7 @@ function notStartedMessage(command: string, error: NodeJS.ErrnoException): strin
   return `${command} could not be started (${error.code ?? error.message}).`;
 }
 
-/**
- * The error message when a tool exited without a result: its own complaint when it printed one
- * (`connect: Network is unreachable`), else its exit status.
- */
+/** The tool's own complaint when it printed one (`connect: Network is unreachable`) says most. */
 export function toolFailureMessage(command: string, exit: ToolExit, complaint: string | null): string {
   if (complaint) return `${command} failed: ${complaint}`;
   if (exit.signal) return `${command} was ended by ${exit.signal} before giving a result.`;

@@ -2,8 +2,6 @@ import type { TSchema } from 'typebox';
 import { Type } from 'typebox';
 import { commonErrorResponses, okResponse, upstreamErrorResponse } from '../../http/schemas.ts';
 
-/** The OpenAPI side of both streams: what they share, written once. */
-
 export const streamRules = (tool: string, timeLimit: string) => `**Stream.** The answer is a Server-Sent Events stream
 (\`Content-Type: text/event-stream; charset=utf-8\`, \`Cache-Control: no-cache\`, \`X-Accel-Buffering: no\`, plus the
 CORS, rate-limit and request-id headers of every response). Each message is a line \`id: <event id>\`, a line
@@ -22,12 +20,14 @@ request is an ordinary new one.
 address the service does not probe (private, loopback, link-local, multicast, reserved, metadata; an operator may allow
 them with ALLOW_PRIVATE_TARGETS), and a name that does not exist or has no address (of the \`family\` asked). A
 resolver that fails (timeout, SERVFAIL, unreachable) is a 502 JSON error. Names are resolved once, by the service's resolver (DNS_SERVERS), preferring IPv4
-unless \`family\` says otherwise; ${tool} is given the address, never the name. Too many open streams is a 429 (see its description for the
-caps and how a busy server shares them); its \`reset\` is the time by which a stream is over at the latest.
+unless \`family\` says otherwise; ${tool} is given the address, never the name, as an argument (no shell) in the C locale.
+Too many open streams is a 429 (see its description for the caps and how a busy server shares them); its \`reset\` is
+the time by which a stream is over at the latest. A HEAD request is answered as GET would be (the headers, or the JSON
+error) without running anything.
 
 **In the stream.** ${tool} missing or failing, the time limit (${timeLimit})
-and a server shutdown are an \`error\` event, after which the stream ends. When the client disconnects, ${tool} is
-killed at once.`;
+and a server shutdown are an \`error\` event, after which the stream ends. ${tool} is killed (SIGKILL) at the time limit,
+on shutdown and the moment the client disconnects; it never outlives its stream.`;
 
 const ProbeHost = Type.String({
   description:
@@ -42,10 +42,7 @@ const ProbeFamily = Type.Optional(
   }),
 );
 
-/**
- * The key in the URL, on the stream routes only: a browser's EventSource cannot send headers.
- * The rate limiter reads it (limits/rate-limit-hook.ts, the route's `apiKeyInQuery`).
- */
+/** Read by the rate limiter (limits/rate-limit-hook.ts), through the route's `apiKeyInQuery`. */
 const ProbeApiKey = Type.Optional(
   Type.String({
     maxLength: 200,
@@ -56,10 +53,8 @@ const ProbeApiKey = Type.Optional(
 
 export const probeQueryProperties = { host: ProbeHost, family: ProbeFamily, api_key: ProbeApiKey };
 
-/** The stream routes' options: the rate limiter may take the key from `?api_key=`; the response is a stream. */
 export const streamRouteConfig = { apiKeyInQuery: true, stream: true } as const;
 
-/** The route's responses: the SSE stream (its events as a union) and the JSON errors. */
 export function streamResponses(events: TSchema, description: string) {
   return {
     200: okResponse({ content: { 'text/event-stream': { schema: events } } }, description),
@@ -72,7 +67,7 @@ export function streamResponses(events: TSchema, description: string) {
     429: {
       ...commonErrorResponses[429],
       description:
-        'Rate limit exceeded, or too many open streams: `limit` is the cap that applied, `reset` when a slot is free at the latest. Streams are capped at STREAM_MAX_PER_CLIENT per caller (counted like the rate limits) and STREAM_MAX_CONCURRENT in all, ping (ICMP and TCP), traceroute and MTR together. A busy server shares what is free: a caller that holds `n` streams may open another only while more than `n / STREAM_MAX_PER_CLIENT` of all slots are free (with 100 and 3: a second while at least 34 are free, a third while at least 67 are), so a caller with none gets a slot as long as any is free. That refusal names the share the caller may hold now as `limit`.',
+        'Rate limit exceeded, or too many open streams: `limit` is the cap that applied, `reset` when a slot is free at the latest. Streams are capped at STREAM_MAX_PER_CLIENT per caller (counted like the rate limits) and STREAM_MAX_CONCURRENT in all, ping (ICMP and TCP), traceroute and MTR together; each stream also counts as one request in the rate limits. A busy server shares what is free: a caller that holds `n` streams may open another only while more than `n / STREAM_MAX_PER_CLIENT` of all slots are free (with 100 and 3: a second while at least 34 are free, a third while at least 67 are), so a caller with none gets a slot as long as any is free. That refusal names the share the caller may hold now as `limit`.',
     },
   };
 }

@@ -14,15 +14,9 @@ import { parseTracerouteLine } from './parse.ts';
 import { createTracerouteProgress } from './progress.ts';
 
 /**
- * The stream's wall-clock limit. traceroute probes up to 16 hops at once and waits at most 2 s for a
- * probe, so even 30 silent hops end in about 4 s (measured); 30 s leaves room for slow paths.
- */
-export const TRACEROUTE_TIME_LIMIT_MS = 30_000;
-
-/**
- * One traceroute run for the stream: one UDP probe per hop, up to 30 hops. Hops go out in order, each
- * as soon as traceroute prints it and its hostname is known (or the lookup's short wait is over);
- * lookups run in parallel, so a slow one delays the hops behind it by that wait at most, once.
+ * Hops go out in order, each as soon as traceroute prints it and its hostname is known (or the
+ * lookup's short wait is over); lookups run in parallel, so a slow one delays the hops behind it by
+ * that wait at most, once.
  */
 export function createTracerouteSession(options: {
   address: string;
@@ -73,7 +67,6 @@ export function createTracerouteSession(options: {
   return {
     command: 'traceroute',
     args,
-    timeLimitMs: TRACEROUTE_TIME_LIMIT_MS,
     stdout(chunk) {
       reader.push(chunk).forEach(handle);
       checkUnfinishedLine();

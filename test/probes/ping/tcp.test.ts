@@ -3,8 +3,10 @@ import { type AddressInfo, createServer, type Server } from 'node:net';
 import { test } from 'node:test';
 import { Value } from 'typebox/value';
 import { PingEvent } from '../../../src/probes/ping/events.ts';
+import { TCP_PING_TOOL } from '../../../src/probes/ping/tool.ts';
 import { buildTestApp } from '../../support/app.ts';
 import { createFakeSpawner } from '../../support/fake-spawner.ts';
+import { captureLog } from '../../support/log-capture.ts';
 import { openStream, readJson } from '../../support/sse-client.ts';
 
 // TCP ping against real sockets on loopback (the black-holed and unreachable addresses are in
@@ -91,6 +93,21 @@ test('TCP ping to a closed port: each attempt a timeout with reason refused, don
     },
   ]);
   await app.close();
+});
+
+test('TCP ping has one name: its log line says tcp_ping, as its metrics label does (the logs said "tcp ping")', async () => {
+  const port = await closedPort();
+  const log = captureLog();
+  const app = await buildTestApp({ ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'info' }, { logStream: log.stream });
+  const response = await app.inject(`/api/v1/ping?host=127.0.0.1&protocol=tcp&port=${port}&count=1`);
+  assert.match(response.body, /"type":"done"/);
+  await app.close();
+  const ended = log.lines().filter((line) => line.msg === 'stream ended');
+  assert.deepEqual(
+    ended.map((line) => line.tool),
+    [TCP_PING_TOOL.name],
+  );
+  assert.equal(TCP_PING_TOOL.name, 'tcp_ping');
 });
 
 test('TCP ping over IPv6 loopback, default port 443 refused', async () => {

@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { EventStream } from '../../../src/http/sse.ts';
 import { createPingSession } from '../../../src/probes/ping/session.ts';
+import { PING_TOOL, TCP_PING_TOOL } from '../../../src/probes/ping/tool.ts';
 import { createSpawnTurns } from '../../../src/probes/spawn/spawn-turns.ts';
 import { spawnTool } from '../../../src/probes/spawn/spawner.ts';
 import { type ProbeSession, runProbeStream } from '../../../src/probes/stream/probe-stream.ts';
+import { probeTimeLimitMs } from '../../../src/probes/stream/probe-tool.ts';
 import { createFakeSpawner, type FakeChild } from '../../support/fake-spawner.ts';
 
 function fakeStream() {
@@ -24,9 +26,13 @@ function fakeStream() {
   return { stream, events, leave: () => gone.abort(), closed: () => closed };
 }
 
-function pingSession(stream: EventStream, timeLimitMs?: number): ProbeSession {
-  const session = createPingSession({ address: '127.0.0.1', family: 4, count: 4, emit: stream.send });
-  return timeLimitMs === undefined ? session : { ...session, timeLimitMs };
+function pingSession(stream: EventStream): ProbeSession {
+  return createPingSession({ address: '127.0.0.1', family: 4, count: 4, emit: stream.send });
+}
+
+/** ping's name, and its time limit for 4 requests unless a test shortens it. */
+function pingTool(timeLimitMs = probeTimeLimitMs(PING_TOOL, 4)) {
+  return { name: PING_TOOL.name, timeLimitMs };
 }
 
 const START = { type: 'start', host: '127.0.0.1', resolved_ip: '127.0.0.1' };
@@ -35,7 +41,8 @@ const REPLY_LINE = '64 bytes from 127.0.0.1: icmp_seq=1 ttl=64 time=0.040 ms\n';
 test('time limit: the child is killed with SIGKILL and the stream ends with an error event', async () => {
   const fake = createFakeSpawner((child) => child.stdout(REPLY_LINE));
   const { stream, events, closed } = fakeStream();
-  const end = await runProbeStream(pingSession(stream, 80), {
+  const end = await runProbeStream(pingSession(stream), {
+    tool: pingTool(80),
     stream,
     spawner: fake.spawner,
     shutdownSignal: new AbortController().signal,
@@ -57,6 +64,7 @@ test('shutdown: the child is killed and the stream says why', async () => {
   const fake = createFakeSpawner(() => setTimeout(() => shutdown.abort(), 10));
   const { stream, events } = fakeStream();
   const end = await runProbeStream(pingSession(stream), {
+    tool: pingTool(),
     stream,
     spawner: fake.spawner,
     shutdownSignal: shutdown.signal,
@@ -79,6 +87,7 @@ test('the client going away kills the child; nothing more is written', async () 
     setTimeout(leave, 10);
   });
   const end = await runProbeStream(pingSession(stream), {
+    tool: pingTool(),
     stream,
     spawner: fake.spawner,
     shutdownSignal: new AbortController().signal,
@@ -93,6 +102,7 @@ test('the client going away kills the child; nothing more is written', async () 
 test('a tool that is not installed: start, then one error event naming it', async () => {
   const { stream, events } = fakeStream();
   const end = await runProbeStream(pingSession(stream), {
+    tool: pingTool(),
     stream,
     spawner: (command, args) => spawnTool(`/nonexistent/netinfo-test/${command}`, args),
     shutdownSignal: new AbortController().signal,
@@ -119,6 +129,7 @@ test('a tool that exits without a result: its complaint, else its exit status', 
   ] as const) {
     const { stream, events } = fakeStream();
     const end = await runProbeStream(pingSession(stream), {
+      tool: pingTool(),
       stream,
       spawner: createFakeSpawner(script).spawner,
       shutdownSignal: new AbortController().signal,
@@ -132,7 +143,8 @@ test('a tool that exits without a result: its complaint, else its exit status', 
 
 test('an in-process probe (TCP ping): its events, then done; stopped by the time limit or shutdown with the same errors, no process', async () => {
   const fake = createFakeSpawner();
-  const context = (stream: EventStream, shutdownSignal = new AbortController().signal) => ({
+  const context = (stream: EventStream, timeLimitMs: number, shutdownSignal = new AbortController().signal) => ({
+    tool: { name: TCP_PING_TOOL.name, timeLimitMs },
     stream,
     spawner: fake.spawner,
     shutdownSignal,
@@ -140,12 +152,10 @@ test('an in-process probe (TCP ping): its events, then done; stopped by the time
     startEvent: START,
   });
   // Emits one event, then waits until stopped (as a connect into a black hole would).
-  const hanging = (stream: EventStream, timeLimitMs: number) => {
+  const hanging = (stream: EventStream) => {
     let stoppedWith: AbortSignal | undefined;
     return {
       session: {
-        command: 'tcp ping',
-        timeLimitMs,
         run: (signal: AbortSignal) => {
           stoppedWith = signal;
           stream.send({ type: 'timeout', seq: 1, reason: 'timeout' });
@@ -159,27 +169,27 @@ test('an in-process probe (TCP ping): its events, then done; stopped by the time
   };
 
   const limited = fakeStream();
-  const run = hanging(limited.stream, 50);
-  assert.equal(await runProbeStream(run.session, context(limited.stream)), 'time-limit');
+  const run = hanging(limited.stream);
+  assert.equal(await runProbeStream(run.session, context(limited.stream, 50)), 'time-limit');
   assert.equal(run.stopped(), true);
   assert.deepEqual(limited.events, [
     START,
     { type: 'timeout', seq: 1, reason: 'timeout' },
-    { type: 'error', message: 'tcp ping did not finish within 0.05 seconds and was stopped.' },
+    { type: 'error', message: 'tcp_ping did not finish within 0.05 seconds and was stopped.' },
   ]);
 
   const closing = fakeStream();
   const shutdown = new AbortController();
-  const second = hanging(closing.stream, 60_000);
-  const ended = runProbeStream(second.session, context(closing.stream, shutdown.signal));
+  const second = hanging(closing.stream);
+  const ended = runProbeStream(second.session, context(closing.stream, 60_000, shutdown.signal));
   setTimeout(() => shutdown.abort(), 20);
   assert.equal(await ended, 'shutdown');
   assert.match(String(closing.events.at(-1)?.message), /shutting down/);
 
   const done = fakeStream();
   const finished = await runProbeStream(
-    { command: 'tcp ping', timeLimitMs: 1000, run: async () => ({ events: [{ type: 'done' }] }) },
-    context(done.stream),
+    { run: async () => ({ events: [{ type: 'done' }] }) },
+    context(done.stream, 1000),
   );
   assert.equal(finished, 'done');
   assert.deepEqual(done.events, [START, { type: 'done' }]);
