@@ -31,6 +31,7 @@ import { createServiceLogger, registerAccessLog, requestLoggerFactory, ServiceLo
 import { registerOpenApi, registerOpenApiRoute } from './http/openapi.ts';
 import { closeQueryStrings } from './http/query-params.ts';
 import { registerRequestContext, requestIdFor } from './http/request-context.ts';
+import { createRouteCatalogue } from './http/route-catalogue.ts';
 import { registerAnswerConstraint } from './http/route-config.ts';
 import { compilingOncePerSchema } from './http/serializers.ts';
 import { strictValidators } from './http/validators.ts';
@@ -162,6 +163,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     },
   });
   app.log = logger;
+  const routes = createRouteCatalogue(app);
   if (metricsListener !== null) {
     const listener = metricsListener;
     app.addHook('onClose', async () => closeMetricsListener(listener));
@@ -370,6 +372,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   registerDashboard(app, accounts, siteAssets);
   registerSite(app, {
     assets: siteAssets,
+    routes,
     trustProxy: config.trustProxy,
     publicIpv4Url: config.publicIpv4Url,
     publicIpv6Url: config.publicIpv6Url,
