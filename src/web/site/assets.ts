@@ -69,6 +69,9 @@ export function createAssetStore(): AssetStore {
   const own = path.join(import.meta.dirname, 'assets');
   for (const name of [
     'site.css',
+    'cards.css',
+    'results.css',
+    'tools.css',
     'site.js',
     'home.js',
     'tool.js',

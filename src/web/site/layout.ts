@@ -44,6 +44,9 @@ function attributionHtml(text: string): string {
   return e(text).replace(/https?:\/\/[^\s,;)]+/g, (url) => `<a href="${url}">${url.replace(/^https?:\/\//, '')}</a>`);
 }
 
+/** The site's styles in cascade order: base and header, cards and forms, results, the tool pages. */
+export const SITE_STYLES = ['site.css', 'cards.css', 'results.css', 'tools.css'] as const;
+
 export function renderPage(assets: AssetStore, options: PageOptions): string {
   const navigation = NAVIGATION.map(
     (item) =>
@@ -55,7 +58,7 @@ export function renderPage(assets: AssetStore, options: PageOptions): string {
       (name) => `<script type="module" src="${assets.url(name)}"></script>`,
     ),
   ].join('\n');
-  const styles = ['site.css', ...(options.styles ?? [])]
+  const styles = [...SITE_STYLES, ...(options.styles ?? [])]
     .map((name) => `<link rel="stylesheet" href="${assets.url(name)}">`)
     .join('\n');
   return `<!doctype html>
