@@ -67,7 +67,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     summary:
       'The DNS records of one type for a host name, with their TTLs; with DNSSEC, their signatures and whether the resolver validated them.',
     api: '/api/v1/dns',
-    script: 'json-tools.js',
+    script: 'tool-dns.js',
     submit: 'Look up',
     fields: [
       { param: 'host', label: 'Host name', placeholder: 'example.com', hint: true },
@@ -81,7 +81,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     heading: 'WHOIS lookup',
     summary: 'Who registered a domain or holds an IP address block, from the registries’ WHOIS or RDAP servers.',
     api: '/api/v1/whois',
-    script: 'json-tools.js',
+    script: 'tool-whois.js',
     submit: 'Look up',
     fields: [{ param: 'target', label: 'Domain or IP address', placeholder: 'example.com' }],
   },
@@ -92,7 +92,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     summary:
       'The TLS certificate a host serves (on port 443, or the port you give, after STARTTLS for mail and FTP servers): whether it is valid and for how many more days, its problems, the chain as served and, when asked, the TLS versions it accepts.',
     api: '/api/v1/ssl',
-    script: 'json-tools.js',
+    script: 'tool-ssl.js',
     submit: 'Check',
     fields: [
       { param: 'host', label: 'Host name, host:port, URL or IP address', placeholder: 'example.com' },
@@ -112,7 +112,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     heading: 'Blacklist check',
     summary: 'Whether an IPv4 address is listed on the DNS blacklists mail servers consult.',
     api: '/api/v1/blacklist',
-    script: 'json-tools.js',
+    script: 'tool-blacklist.js',
     submit: 'Check',
     fields: [{ param: 'ip', label: 'IPv4 address', placeholder: '192.0.2.1' }],
   },
@@ -123,7 +123,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     summary:
       'How a domain receives and authenticates mail: MX hosts with their addresses, SPF with its lookup count, DMARC, a DKIM key, MTA-STS and TLS-RPT, each with its problems.',
     api: '/api/v1/mail',
-    script: 'json-tools.js',
+    script: 'tool-mail.js',
     submit: 'Check',
     fields: [
       { param: 'domain', label: 'Mail domain', placeholder: 'example.com' },
@@ -143,7 +143,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     summary:
       'One request to a URL from this server: the status, HTTP version, each redirect, how long each phase took, the response headers and the TLS connection.',
     api: '/api/v1/http',
-    script: 'json-tools.js',
+    script: 'tool-http.js',
     submit: 'Check',
     fields: [
       { param: 'url', label: 'URL', placeholder: 'https://example.com/', hint: true },
