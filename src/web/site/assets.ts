@@ -82,6 +82,7 @@ export function createAssetStore(): AssetStore {
     'tool-blacklist.js',
     'tool-mail.js',
     'tool-http.js',
+    'stream-tool.js',
     'ping.js',
     'traceroute.js',
     'mtr.js',

@@ -1,5 +1,5 @@
 // What the tools that answer with one JSON document share: dates, durations, and running the page.
-import { apiCallCard, apiErrorText, errorAlert, getJson, h, say, startTool } from './tool.js';
+import { apiCallCard, apiErrorText, errorAlert, getJson, say, startTool } from './tool.js';
 
 /** A date of the API (`YYYY-MM-DD` or ISO 8601) as written, without the time when it is midnight UTC. */
 export function shortDate(value) {

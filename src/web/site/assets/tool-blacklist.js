@@ -1,7 +1,7 @@
 // The blacklist check's page: each list's answer.
 
 import { startJsonTool } from './json-tool.js';
-import { card, h, plural, say, table } from './tool.js';
+import { card, h, plural, table } from './tool.js';
 
 const LIST_STATUS = {
   listed: ['bad', 'listed'],
