@@ -4,16 +4,7 @@
 // the destination answered.
 
 import { followStream } from './stream-tool.js';
-import {
-  apiCallCard,
-  card,
-  h,
-  labelCells,
-  say,
-  startTool,
-  table,
-  unknown,
-} from './tool.js';
+import { apiCallCard, card, h, labelCells, say, startTool, table, unknown } from './tool.js';
 
 const ms = (value) => (value === null || value === undefined ? '' : `${Number(value.toPrecision(3))} ms`);
 
@@ -87,7 +78,8 @@ function outcomeOf(done, target) {
   };
 }
 
-async function runMtr({ form, apiPath, result, status, signal }) {
+async function runMtr(run) {
+  const { form, apiPath, result, status, signal } = run;
   const count = Number(form.elements.namedItem('count')?.value) || 10;
   const events = [];
   const heading = h('p', { class: 'hint' }, 'Starting…');
@@ -98,12 +90,8 @@ async function runMtr({ form, apiPath, result, status, signal }) {
   result.replaceChildren(card('Hops', heading, hops, outcome), api);
   say(status, 'Running MTR…', true);
   let target = '';
-  await followStream({
+  await followStream(run, {
     what: 'MTR',
-    apiPath,
-    signal,
-    result,
-    status,
     api,
     events,
     outcome,

@@ -4,16 +4,7 @@
 // failed says why (refused, unreachable, timeout).
 
 import { followStream } from './stream-tool.js';
-import {
-  apiCallCard,
-  card,
-  h,
-  labelCells,
-  plural,
-  say,
-  startTool,
-  table,
-} from './tool.js';
+import { apiCallCard, card, h, labelCells, plural, say, startTool, table } from './tool.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const HEIGHT = 220;
@@ -174,7 +165,8 @@ function summaryLine(done) {
   );
 }
 
-async function runPing({ form, apiPath, result, status, signal }) {
+async function runPing(run) {
+  const { form, apiPath, result, status, signal } = run;
   const count = Number(form.elements.namedItem('count')?.value) || 4;
   const port =
     form.elements.namedItem('protocol')?.value === 'tcp' ? form.elements.namedItem('port')?.value || '443' : null;
@@ -198,12 +190,8 @@ async function runPing({ form, apiPath, result, status, signal }) {
   observer.observe(result);
   signal.addEventListener('abort', () => observer.disconnect());
   say(status, 'Pinging…', true);
-  await followStream({
+  await followStream(run, {
     what: 'ping',
-    apiPath,
-    signal,
-    result,
-    status,
     api,
     events,
     outcome: summary,

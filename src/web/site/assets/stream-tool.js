@@ -3,25 +3,13 @@
 import { errorAlert, readEvents, say, showStreamRefusal, updateRawJson } from './tool.js';
 
 /**
- * Reads the probe's stream into its page. Every event goes into the API card's raw JSON; `done` to
- * `onDone`, any other but `error` to `onEvent`. An error says why in `outcome` and removes
- * `emptyParts` when nothing was measured. Resolves false when the page has moved on (aborted) or
- * the API refused the call (said on the page), true otherwise.
+ * Reads the probe's stream into its page (`run` is what startTool gives the page). Every event goes
+ * into the API card's raw JSON; `done` to `onDone`, any other but `error` to `onEvent`. An error says
+ * why in `outcome` and removes `emptyParts` when nothing was measured. Resolves false when the page
+ * has moved on (aborted) or the API refused the call (said on the page), true otherwise.
  */
-export async function followStream({
-  what,
-  apiPath,
-  signal,
-  result,
-  status,
-  api,
-  events,
-  outcome,
-  measured,
-  emptyParts,
-  onEvent,
-  onDone,
-}) {
+export async function followStream(run, { what, api, events, outcome, measured, emptyParts, onEvent, onDone }) {
+  const { apiPath, signal, result, status } = run;
   const title = `${what[0].toUpperCase()}${what.slice(1)}`;
   let finished = false;
   const answer = await readEvents(apiPath, signal, (event) => {

@@ -135,7 +135,8 @@ function probesInWords(form) {
   return 'UDP datagrams';
 }
 
-async function runTraceroute({ form, apiPath, result, status, signal }) {
+async function runTraceroute(run) {
+  const { form, apiPath, result, status, signal } = run;
   const probes = probesInWords(form);
   const events = [];
   const heading = h('p', { class: 'hint' }, 'Starting…');
@@ -148,12 +149,8 @@ async function runTraceroute({ form, apiPath, result, status, signal }) {
   api.append(batchCard);
   result.replaceChildren(card('Route', heading, hops, outcome, notes), api);
   say(status, 'Tracing…', true);
-  const live = await followStream({
+  const live = await followStream(run, {
     what: 'traceroute',
-    apiPath,
-    signal,
-    result,
-    status,
     api,
     events,
     outcome,
