@@ -1,5 +1,5 @@
 // What the tools that answer with one JSON document share: dates, durations, and running the page.
-import { apiCallCard, apiErrorText, errorAlert, getJson, say, startTool } from './tool.js';
+import { apiCallCard, apiErrorText, errorAlert, getJson, h, say, startTool } from './tool.js';
 
 /** A date of the API (`YYYY-MM-DD` or ISO 8601) as written, without the time when it is midnight UTC. */
 export function shortDate(value) {
@@ -28,6 +28,15 @@ export function duration(seconds) {
   }
   return parts.join(' ') || '0 s';
 }
+
+/** A check's problems as a list (nothing when there are none). */
+export function problemList(problems) {
+  return problems.length
+    ? h('ul', { class: 'problems', 'aria-label': 'Problems' }, ...problems.map((problem) => h('li', {}, problem)))
+    : null;
+}
+
+export const mono = (text) => (text ? h('span', { class: 'mono' }, text) : null);
 
 /** Runs a JSON tool's page: `render` turns the API's answer into cards and the status line. */
 export function startJsonTool(render) {

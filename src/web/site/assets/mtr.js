@@ -79,7 +79,7 @@ function outcomeOf(done, target) {
 }
 
 async function runMtr(run) {
-  const { form, apiPath, result, status, signal } = run;
+  const { form, apiPath, result, status } = run;
   const count = Number(form.elements.namedItem('count')?.value) || 10;
   const events = [];
   const heading = h('p', { class: 'hint' }, 'Starting…');

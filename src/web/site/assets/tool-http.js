@@ -1,6 +1,6 @@
 // The HTTP check's page: status, redirects, a waterfall of the phases, headers, TLS.
 
-import { shortDate, startJsonTool } from './json-tool.js';
+import { mono, shortDate, startJsonTool } from './json-tool.js';
 import { card, facts, h, plural, table } from './tool.js';
 
 /** Reason phrases of the statuses a check usually meets (RFC 9110); others show the number alone. */

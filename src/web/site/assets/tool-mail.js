@@ -1,6 +1,6 @@
 // The mail check's page: one card per part (MX, SPF, DMARC, DKIM, MTA-STS, TLS-RPT), its state never in colour alone.
 
-import { startJsonTool } from './json-tool.js';
+import { mono, problemList, startJsonTool } from './json-tool.js';
 import { card, facts, h, plural, table, unknown } from './tool.js';
 
 /**
@@ -27,13 +27,6 @@ function stateLine(state) {
   );
 }
 
-function problemList(problems) {
-  return problems.length
-    ? h('ul', { class: 'problems', 'aria-label': 'Problems' }, ...problems.map((problem) => h('li', {}, problem)))
-    : null;
-}
-
-const mono = (text) => (text ? h('span', { class: 'mono' }, text) : null);
 const uriList = (uris) =>
   uris?.length ? h('ul', { class: 'plain' }, ...uris.map((uri) => h('li', { class: 'mono' }, uri))) : null;
 /** A tag the record leaves out, with the value receivers use then. */

@@ -1,6 +1,6 @@
 // The SSL check's page: the verdict, each check in words, the chain, the TLS versions when asked.
 
-import { shortDate, startJsonTool } from './json-tool.js';
+import { problemList, shortDate, startJsonTool } from './json-tool.js';
 import { card, facts, h, plural, table } from './tool.js';
 
 function sslVerdict(answer) {
