@@ -2,7 +2,6 @@ import type { FastifyReply } from 'fastify';
 import type { AssetStore } from './assets.ts';
 import { escapeHtml as e } from './html.ts';
 
-/** The pages of the site's navigation, in order. */
 export const NAVIGATION = [
   { key: 'home', href: '/', label: 'My IP' },
   { key: 'dns', href: '/tools/dns', label: 'DNS' },
@@ -25,11 +24,9 @@ export interface PageOptions {
   readonly active: NavigationKey;
   /** The content of `<main>`, already escaped. */
   readonly main: string;
-  /** Page modules besides site.js, by asset name. */
   readonly scripts?: readonly string[];
   /** Classic (non-module) scripts, by asset name, run before the modules (a UMD bundle). */
   readonly classicScripts?: readonly string[];
-  /** Extra stylesheets, by asset name. */
   readonly styles?: readonly string[];
   /** The value of the search box (a lookup page shows what was looked up). */
   readonly query?: string;

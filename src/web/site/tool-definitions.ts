@@ -58,7 +58,7 @@ const tcpPort = (initial: number): FieldLayout => ({
   onlyWith: { field: 'protocol', value: 'tcp' },
 });
 
-/** The tool pages, in the order of the navigation. Each is a view of one public API endpoint. */
+/** In the order of the navigation. */
 export const TOOLS: readonly ToolDefinition[] = [
   {
     key: 'dns',

@@ -1,11 +1,8 @@
 import type { RouteCatalogue } from '../../http/route-catalogue.ts';
 import type { FieldLayout, ToolDefinition } from './tool-definitions.ts';
 
-/** One control of a tool's form, as the page renders it: the layout's words over the schema's facts. */
 export interface ToolField {
-  /** The page's query parameter (`/tools/dns?type=MX`). */
   readonly name: string;
-  /** The API's query parameter it is sent as (`record_type=MX`). */
   readonly api: string;
   readonly label: string;
   readonly kind: 'text' | 'select' | 'number';
@@ -118,7 +115,6 @@ function toolField(layout: FieldLayout, schema: unknown, required: boolean): Too
   return { ...common, kind: 'text', defaultValue };
 }
 
-/** The tool's page with every control resolved from its route's querystring schema. */
 export function toolPage(tool: ToolDefinition, routes: RouteCatalogue): ToolPage {
   const { properties, required } = queryParameters(routes, tool.api);
   const fields = tool.fields.map((layout) => {

@@ -2,14 +2,13 @@ import { escapeHtml as e } from './html.ts';
 import type { ToolDefinition } from './tool-definitions.ts';
 import type { ToolField, ToolPage } from './tool-fields.ts';
 
-/** What the page's URL says about one field: its value, or the default when absent or empty. */
 export function fieldValue(field: ToolField, query: Record<string, unknown>): string {
   const given = query[field.name];
   const value = typeof given === 'string' ? given.trim() : '';
   return value === '' ? (field.defaultValue ?? '') : value;
 }
 
-/** Whether a field is in use with this URL (a field `onlyWith` another's value is not while that value is not chosen). */
+/** A field `onlyWith` another's value is out of use (hidden, not sent) while that value is not chosen. */
 export function isActive(tool: ToolPage, field: ToolField, query: Record<string, unknown>): boolean {
   if (!field.onlyWith) return true;
   const { field: name, value } = field.onlyWith;
@@ -94,7 +93,6 @@ ${hints}${noScript}
 <div id="tool-result" class="tool-result${complete ? ' reserved' : ''}"></div>`;
 }
 
-/** The page's `<title>`: the tool, and what it was asked about when the URL says. */
 export function toolTitle(tool: ToolPage, query: Record<string, unknown>): string {
   const subject = isComplete(tool, query)
     ? tool.fields
@@ -107,7 +105,6 @@ export function toolTitle(tool: ToolPage, query: Record<string, unknown>): strin
   return `${tool.heading}${subject ? `: ${subject}` : ''} · netinfo`;
 }
 
-/** /tools: every tool with what it does. */
 export function renderToolList(tools: readonly ToolDefinition[]): string {
   const items = tools
     .map(

@@ -1,4 +1,3 @@
-// The blacklist check's page: each list's answer.
 
 import { startJsonTool } from './json-tool.js';
 import { card, h, plural, table } from './tool.js';
