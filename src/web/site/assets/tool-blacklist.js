@@ -1,4 +1,3 @@
-
 import { startJsonTool } from './json-tool.js';
 import { card, h, plural, table } from './tool.js';
 
