@@ -4,7 +4,7 @@ import { isSecureRequest, requestHost } from '../../accounts/session-cookie.ts';
 import { decodedPath, setHtmlErrorPage } from '../../http/error-handler.ts';
 import type { RouteCatalogue } from '../../http/route-catalogue.ts';
 import type { TrustProxy } from '../../http/trust-proxy.ts';
-import { type ApiAnswer, apiErrorText, callApi } from './api-call.ts';
+import { type ApiAnswer, apiErrorText, callApi, hasKey } from './api-call.ts';
 import { type AssetStore, registerAssetRoute, requestValues } from './assets.ts';
 import { renderHome } from './home-page.ts';
 import { escapeHtml as e } from './html.ts';
@@ -88,7 +88,7 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
         attribution: found ? attributionOf(answer.headers) : '',
         main: renderHome(assets, {
           ip: request.clientIp,
-          facts: found ? { answer: answer.body as IpAnswer } : { refusal: apiErrorText(answer) },
+          facts: found && isIpAnswer(answer.body) ? { answer: answer.body } : { refusal: apiErrorText(answer) },
           origin: originOf(request),
           publicIpv4Url: options.publicIpv4Url,
           publicIpv6Url: options.publicIpv6Url,
@@ -134,11 +134,15 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
         answer.status,
       );
     }
-    const main =
-      kind === 'asn'
-        ? renderAsnLookup(answer.body as AsnPageAnswer, apiPath)
-        : renderIpLookup(assets, answer.body as IpAnswer, apiPath);
-    const subject = kind === 'asn' ? (answer.body as AsnPageAnswer).asn : (answer.body as IpAnswer).ip;
+    const { body } = answer;
+    const shown =
+      kind === 'asn' && isAsnAnswer(body)
+        ? { main: renderAsnLookup(body, apiPath), subject: body.asn }
+        : isIpAnswer(body)
+          ? { main: renderIpLookup(assets, body, apiPath), subject: body.ip }
+          : undefined;
+    if (shown === undefined) throw new Error(`${apiPath} answered 200 without its schema's shape`);
+    const { main, subject } = shown;
     return page(reply, {
       title: `${subject} · netinfo`,
       description: `What netinfo knows about ${subject}: ${kind === 'asn' ? 'organisation and prefixes' : 'location, network and security facts'}.`,
@@ -235,3 +239,7 @@ function carryRefusalHeaders(reply: FastifyReply, headers: ApiAnswer['headers'])
 function origin(url: string): string {
   return new URL(url).origin;
 }
+
+// A 200 of the route the page called has that route's response schema: the API serialised it.
+const isIpAnswer = (body: unknown): body is IpAnswer => hasKey(body, 'ip');
+const isAsnAnswer = (body: unknown): body is AsnPageAnswer => hasKey(body, 'asn');
