@@ -22,6 +22,7 @@ import { createServiceLogger, registerAccessLog } from './http/logging.ts';
 import { openApiDocumentPlugin, registerOpenApi } from './http/openapi.ts';
 import { closeQueryStrings } from './http/query-params.ts';
 import { registerRequestContext } from './http/request-context.ts';
+import { createRouteCatalogue } from './http/route-catalogue.ts';
 import { registerAnswerConstraint } from './http/route-config.ts';
 import { serverOptions } from './http/server-options.ts';
 import { createHttpChecker } from './httpcheck/checker.ts';
@@ -110,6 +111,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const { metrics, attach: attachMetrics } = await startMetrics(config, now);
   const app = Fastify(serverOptions(config.requestTimeoutMs, logger));
   app.log = logger;
+  const routes = createRouteCatalogue(app);
   attachMetrics(app);
   app.server.on('connect', answerConnect(logger));
   registerAccessLog(app, logger);
@@ -283,6 +285,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   app.register(dashboardPlugin, { accounts, site: siteAssets });
   registerSite(app, {
     assets: siteAssets,
+    routes,
     trustProxy: config.trustProxy,
     publicIpv4Url: config.publicIpv4Url,
     publicIpv6Url: config.publicIpv6Url,

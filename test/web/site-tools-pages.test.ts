@@ -91,7 +91,7 @@ describe('tool pages, server-rendered', () => {
   it('the tool modules import tool.js by its versioned URL, cached like every asset', async () => {
     const assets = createAssetStore();
     const tool = assets.url('tool.js');
-    for (const name of ['json-tools.js', 'ping.js', 'traceroute.js']) {
+    for (const name of ['tool-dns.js', 'json-tool.js', 'ping.js', 'traceroute.js']) {
       const served = await app.inject({ url: assets.url(name) });
       assert.equal(served.statusCode, 200);
       assert.match(served.headers['cache-control'] as string, /immutable/);

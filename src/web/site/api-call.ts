@@ -29,6 +29,11 @@ export async function callApi(app: FastifyInstance, request: FastifyRequest, url
 
 /** The API's error message, for a page to show in words (a 429's says when the limit resets, once). */
 export function apiErrorText(answer: ApiAnswer): string {
-  const body = answer.body as { error?: unknown };
-  return typeof body?.error === 'string' ? body.error : `The API answered ${answer.status}.`;
+  const error = hasKey(answer.body, 'error') ? answer.body.error : undefined;
+  return typeof error === 'string' ? error : `The API answered ${answer.status}.`;
+}
+
+/** Whether an answer's body is an object with this key (a 200 of the route the page called: its schema's shape). */
+export function hasKey<K extends string>(body: unknown, key: K): body is Record<K, unknown> {
+  return typeof body === 'object' && body !== null && key in body;
 }

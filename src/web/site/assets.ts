@@ -69,10 +69,20 @@ export function createAssetStore(): AssetStore {
   const own = path.join(import.meta.dirname, 'assets');
   for (const name of [
     'site.css',
+    'cards.css',
+    'results.css',
+    'tools.css',
     'site.js',
     'home.js',
     'tool.js',
-    'json-tools.js',
+    'json-tool.js',
+    'tool-dns.js',
+    'tool-whois.js',
+    'tool-ssl.js',
+    'tool-blacklist.js',
+    'tool-mail.js',
+    'tool-http.js',
+    'stream-tool.js',
     'ping.js',
     'traceroute.js',
     'mtr.js',
@@ -112,15 +122,20 @@ function compressed(found: Asset, encoding: ContentCoding): Buffer {
   return found.gzip;
 }
 
+/** A request's query or path parameters as plain entries, whatever the URL held (the site's routes validate neither). */
+export function requestValues(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null ? Object.fromEntries(Object.entries(value)) : {};
+}
+
 export function registerAssetRoute(app: FastifyInstance, store: AssetStore): void {
   app.get(
     `${ASSET_PREFIX}/:name`,
     { schema: { hide: true }, config: { openQueryString: true } },
     (request: FastifyRequest, reply: FastifyReply) => {
-      const { name } = request.params as { name: string };
+      const name = String(requestValues(request.params).name);
       const found = store.get(name);
       if (!found) throw apiErrors.notFound('GET', `${ASSET_PREFIX}/${name}`);
-      const versioned = (request.query as { v?: string }).v === found.version;
+      const versioned = requestValues(request.query).v === found.version;
       reply
         .type(found.type)
         .header('etag', found.etag)

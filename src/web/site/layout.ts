@@ -2,7 +2,6 @@ import type { FastifyReply } from 'fastify';
 import type { AssetStore } from './assets.ts';
 import { escapeHtml as e } from './html.ts';
 
-/** The pages of the site's navigation, in order. */
 export const NAVIGATION = [
   { key: 'home', href: '/', label: 'My IP' },
   { key: 'dns', href: '/tools/dns', label: 'DNS' },
@@ -25,11 +24,9 @@ export interface PageOptions {
   readonly active: NavigationKey;
   /** The content of `<main>`, already escaped. */
   readonly main: string;
-  /** Page modules besides site.js, by asset name. */
   readonly scripts?: readonly string[];
   /** Classic (non-module) scripts, by asset name, run before the modules (a UMD bundle). */
   readonly classicScripts?: readonly string[];
-  /** Extra stylesheets, by asset name. */
   readonly styles?: readonly string[];
   /** The value of the search box (a lookup page shows what was looked up). */
   readonly query?: string;
@@ -44,6 +41,9 @@ function attributionHtml(text: string): string {
   return e(text).replace(/https?:\/\/[^\s,;)]+/g, (url) => `<a href="${url}">${url.replace(/^https?:\/\//, '')}</a>`);
 }
 
+/** The site's styles in cascade order: base and header, cards and forms, results, the tool pages. */
+export const SITE_STYLES = ['site.css', 'cards.css', 'results.css', 'tools.css'] as const;
+
 export function renderPage(assets: AssetStore, options: PageOptions): string {
   const navigation = NAVIGATION.map(
     (item) =>
@@ -55,7 +55,7 @@ export function renderPage(assets: AssetStore, options: PageOptions): string {
       (name) => `<script type="module" src="${assets.url(name)}"></script>`,
     ),
   ].join('\n');
-  const styles = ['site.css', ...(options.styles ?? [])]
+  const styles = [...SITE_STYLES, ...(options.styles ?? [])]
     .map((name) => `<link rel="stylesheet" href="${assets.url(name)}">`)
     .join('\n');
   return `<!doctype html>

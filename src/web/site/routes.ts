@@ -2,9 +2,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requestFacts } from '../../accounts/account-http.ts';
 import { isSecureRequest, requestHost } from '../../accounts/session-cookie.ts';
 import { decodedPath, setHtmlErrorPage } from '../../http/error-handler.ts';
+import type { RouteCatalogue } from '../../http/route-catalogue.ts';
 import type { TrustProxy } from '../../http/trust-proxy.ts';
-import { type ApiAnswer, apiErrorText, callApi } from './api-call.ts';
-import { type AssetStore, registerAssetRoute } from './assets.ts';
+import { type ApiAnswer, apiErrorText, callApi, hasKey } from './api-call.ts';
+import { type AssetStore, registerAssetRoute, requestValues } from './assets.ts';
 import { renderHome } from './home-page.ts';
 import { escapeHtml as e } from './html.ts';
 import type { IpAnswer } from './ip-view.ts';
@@ -12,6 +13,7 @@ import { contentSecurityPolicy, type PageOptions, renderPage, sendPage } from '.
 import { type AsnPageAnswer, lookupKind, renderAsnLookup, renderIpLookup } from './lookup-page.ts';
 import { renderNotFound, renderRefused } from './not-found-page.ts';
 import { TOOLS } from './tool-definitions.ts';
+import { type ToolPage, toolPage } from './tool-fields.ts';
 import { renderToolList, renderToolPage, toolTitle } from './tool-page.ts';
 
 /**
@@ -22,6 +24,7 @@ const pageRoute = () => ({ schema: { hide: true }, config: { openQueryString: tr
 
 export interface SiteOptions {
   readonly assets: AssetStore;
+  readonly routes: RouteCatalogue;
   readonly trustProxy: TrustProxy;
   readonly publicIpv4Url: string | null;
   readonly publicIpv6Url: string | null;
@@ -85,7 +88,7 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
         attribution: found ? attributionOf(answer.headers) : '',
         main: renderHome(assets, {
           ip: request.clientIp,
-          facts: found ? { answer: answer.body as IpAnswer } : { refusal: apiErrorText(answer) },
+          facts: found && isIpAnswer(answer.body) ? { answer: answer.body } : { refusal: apiErrorText(answer) },
           origin: originOf(request),
           publicIpv4Url: options.publicIpv4Url,
           publicIpv6Url: options.publicIpv6Url,
@@ -97,13 +100,13 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
 
   // The search box's form (it works without JavaScript): /lookup?q=X is /lookup/X.
   app.get('/lookup', pageRoute(), async (request, reply) => {
-    const query = (request.query as { q?: unknown }).q;
-    const target = typeof query === 'string' ? query.trim() : '';
+    const { q } = requestValues(request.query);
+    const target = typeof q === 'string' ? q.trim() : '';
     return reply.redirect(target === '' ? '/' : `/lookup/${encodeURIComponent(target)}`, 303);
   });
 
   app.get('/lookup/:target', pageRoute(), async (request, reply) => {
-    const { target } = request.params as { target: string };
+    const target = String(requestValues(request.params).target);
     const kind = lookupKind(target);
     const apiPath = `/api/v1/${kind === 'asn' ? 'asn' : 'json'}/${encodeURIComponent(target)}`;
     const answer = await callApi(app, request, apiPath);
@@ -131,11 +134,15 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
         answer.status,
       );
     }
-    const main =
-      kind === 'asn'
-        ? renderAsnLookup(answer.body as AsnPageAnswer, apiPath)
-        : renderIpLookup(assets, answer.body as IpAnswer, apiPath);
-    const subject = kind === 'asn' ? (answer.body as AsnPageAnswer).asn : (answer.body as IpAnswer).ip;
+    const { body } = answer;
+    const shown =
+      kind === 'asn' && isAsnAnswer(body)
+        ? { main: renderAsnLookup(body, apiPath), subject: body.asn }
+        : isIpAnswer(body)
+          ? { main: renderIpLookup(assets, body, apiPath), subject: body.ip }
+          : undefined;
+    if (shown === undefined) throw new Error(`${apiPath} answered 200 without its schema's shape`);
+    const { main, subject } = shown;
     return page(reply, {
       title: `${subject} · netinfo`,
       description: `What netinfo knows about ${subject}: ${kind === 'asn' ? 'organisation and prefixes' : 'location, network and security facts'}.`,
@@ -169,16 +176,19 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
     }),
   );
   for (const tool of TOOLS) {
+    // Resolved on the first visit: the API's routes are plugins that register at ready.
+    let resolved: ToolPage | undefined;
     // The page holds only the form: its script fetches the API's answer from the browser, as any client.
     app.get(tool.path, pageRoute(), (request, reply) => {
-      const query = request.query as Record<string, unknown>;
+      resolved ??= toolPage(tool, options.routes);
+      const query = requestValues(request.query);
       return page(reply, {
-        title: toolTitle(tool, query),
+        title: toolTitle(resolved, query),
         description: tool.summary,
         active: tool.key,
         scripts: [tool.script],
         attribution: '',
-        main: renderToolPage(tool, query),
+        main: renderToolPage(resolved, query),
       });
     });
   }
@@ -229,3 +239,7 @@ function carryRefusalHeaders(reply: FastifyReply, headers: ApiAnswer['headers'])
 function origin(url: string): string {
   return new URL(url).origin;
 }
+
+// A 200 of the route the page called has that route's response schema: the API serialised it.
+const isIpAnswer = (body: unknown): body is IpAnswer => hasKey(body, 'ip');
+const isAsnAnswer = (body: unknown): body is AsnPageAnswer => hasKey(body, 'asn');

@@ -1,15 +1,15 @@
 import { escapeHtml as e } from './html.ts';
-import type { ToolDefinition, ToolField } from './tool-definitions.ts';
+import type { ToolDefinition } from './tool-definitions.ts';
+import type { ToolField, ToolPage } from './tool-fields.ts';
 
-/** What the page's URL says about one field: its value, or the default when absent or empty. */
 export function fieldValue(field: ToolField, query: Record<string, unknown>): string {
   const given = query[field.name];
   const value = typeof given === 'string' ? given.trim() : '';
   return value === '' ? (field.defaultValue ?? '') : value;
 }
 
-/** Whether a field is in use with this URL (a field `onlyWith` another's value is not while that value is not chosen). */
-export function isActive(tool: ToolDefinition, field: ToolField, query: Record<string, unknown>): boolean {
+/** A field `onlyWith` another's value is out of use (hidden, not sent) while that value is not chosen. */
+export function isActive(tool: ToolPage, field: ToolField, query: Record<string, unknown>): boolean {
   if (!field.onlyWith) return true;
   const { field: name, value } = field.onlyWith;
   const other = tool.fields.find((candidate) => candidate.name === name);
@@ -17,7 +17,7 @@ export function isActive(tool: ToolDefinition, field: ToolField, query: Record<s
 }
 
 /** The API call a page with this URL makes (what the browser's script fetches, and the no-script link). */
-export function apiPathFor(tool: ToolDefinition, query: Record<string, unknown>): string {
+export function apiPathFor(tool: ToolPage, query: Record<string, unknown>): string {
   const parameters = new URLSearchParams();
   for (const field of tool.fields) {
     if (!isActive(tool, field, query)) continue;
@@ -28,7 +28,7 @@ export function apiPathFor(tool: ToolDefinition, query: Record<string, unknown>)
 }
 
 /** Whether the URL holds every required value, so the page runs the tool as it opens. */
-export function isComplete(tool: ToolDefinition, query: Record<string, unknown>): boolean {
+export function isComplete(tool: ToolPage, query: Record<string, unknown>): boolean {
   return tool.fields.every((field) => !field.required || fieldValue(field, query) !== '');
 }
 
@@ -59,7 +59,7 @@ function control(field: ToolField, value: string, active: boolean): string {
  * A tool's page: a GET form whose state is the URL (with JavaScript off, submitting reloads the page
  * with the parameters), and the places the page's module fills with the API's answer.
  */
-export function renderToolPage(tool: ToolDefinition, query: Record<string, unknown>): string {
+export function renderToolPage(tool: ToolPage, query: Record<string, unknown>): string {
   const fields = tool.fields
     .map((field) => {
       const active = isActive(tool, field, query);
@@ -93,8 +93,7 @@ ${hints}${noScript}
 <div id="tool-result" class="tool-result${complete ? ' reserved' : ''}"></div>`;
 }
 
-/** The page's `<title>`: the tool, and what it was asked about when the URL says. */
-export function toolTitle(tool: ToolDefinition, query: Record<string, unknown>): string {
+export function toolTitle(tool: ToolPage, query: Record<string, unknown>): string {
   const subject = isComplete(tool, query)
     ? tool.fields
         .filter((field) => isActive(tool, field, query))
@@ -106,7 +105,6 @@ export function toolTitle(tool: ToolDefinition, query: Record<string, unknown>):
   return `${tool.heading}${subject ? `: ${subject}` : ''} · netinfo`;
 }
 
-/** /tools: every tool with what it does. */
 export function renderToolList(tools: readonly ToolDefinition[]): string {
   const items = tools
     .map(

@@ -37,10 +37,10 @@ function decodeArcs(topology: Topology): [number, number][][] {
   return topology.arcs.map((arc) => {
     let x = 0;
     let y = 0;
-    return arc.map(([dx, dy]) => {
+    return arc.map(([dx, dy]): [number, number] => {
       x += dx;
       y += dy;
-      return [x * sx + tx, y * sy + ty] as [number, number];
+      return [x * sx + tx, y * sy + ty];
     });
   });
 }
@@ -102,5 +102,6 @@ export function worldMapSvg(topology: Topology = loadTopology()): string {
 
 function loadTopology(): Topology {
   const require = createRequire(import.meta.url);
-  return JSON.parse(readFileSync(require.resolve('world-atlas/countries-110m.json'), 'utf8')) as Topology;
+  const topology: Topology = JSON.parse(readFileSync(require.resolve('world-atlas/countries-110m.json'), 'utf8'));
+  return topology;
 }

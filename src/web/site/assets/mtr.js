@@ -2,20 +2,9 @@
 // repeats every round with its figures so far: the page keeps the latest per hop, replacing its row
 // in place (rows stay in hop order), and when the run is done shows the final figures and whether
 // the destination answered.
-import {
-  apiCallCard,
-  card,
-  errorAlert,
-  h,
-  labelCells,
-  readEvents,
-  say,
-  showStreamRefusal,
-  startTool,
-  table,
-  unknown,
-  updateRawJson,
-} from './tool.js';
+
+import { followStream } from './stream-tool.js';
+import { apiCallCard, card, h, labelCells, say, startTool, table, unknown } from './tool.js';
 
 const ms = (value) => (value === null || value === undefined ? '' : `${Number(value.toPrecision(3))} ms`);
 
@@ -89,7 +78,8 @@ function outcomeOf(done, target) {
   };
 }
 
-async function runMtr({ form, apiPath, result, status, signal }) {
+async function runMtr(run) {
+  const { form, apiPath, result, status } = run;
   const count = Number(form.elements.namedItem('count')?.value) || 10;
   const events = [];
   const heading = h('p', { class: 'hint' }, 'Starting…');
@@ -100,40 +90,30 @@ async function runMtr({ form, apiPath, result, status, signal }) {
   result.replaceChildren(card('Hops', heading, hops, outcome), api);
   say(status, 'Running MTR…', true);
   let target = '';
-  let finished = false;
-  const answer = await readEvents(apiPath, signal, (event) => {
-    events.push(event);
-    updateRawJson(api, events);
-    if (event.type === 'start') {
-      target = event.resolved_ip;
-      heading.textContent = `MTR to ${event.host}${event.host === event.resolved_ip ? '' : ` (${event.resolved_ip})`}: ${count} ${count === 1 ? 'round' : 'rounds'}, one a second; each hop's row shows its figures so far.`;
-    } else if (event.type === 'hop') {
-      showHop(rows, event);
-      say(status, `Running MTR: hop ${event.hop}, ${event.sent} of ${count} sent…`, true);
-    } else if (event.type === 'done') {
-      finished = true;
+  await followStream(run, {
+    what: 'MTR',
+    api,
+    events,
+    outcome,
+    measured: () => rows.children.length > 0,
+    emptyParts: [heading, hops],
+    onEvent(event) {
+      if (event.type === 'start') {
+        target = event.resolved_ip;
+        heading.textContent = `MTR to ${event.host}${event.host === event.resolved_ip ? '' : ` (${event.resolved_ip})`}: ${count} ${count === 1 ? 'round' : 'rounds'}, one a second; each hop's row shows its figures so far.`;
+      } else if (event.type === 'hop') {
+        showHop(rows, event);
+        say(status, `Running MTR: hop ${event.hop}, ${event.sent} of ${count} sent…`, true);
+      }
+    },
+    onDone(event) {
       // The final figures: every hop shown, nothing awaited any more.
       rows.replaceChildren(...event.hops.map(hopRow));
       const { text, tone } = outcomeOf(event, target);
       outcome.replaceChildren(h('p', { class: `verdict ${tone}`, id: 'mtr-summary' }, text));
       say(status, text);
-    } else if (event.type === 'error') {
-      finished = true;
-      outcome.replaceChildren(errorAlert(`MTR stopped: ${event.message}`));
-      say(status, '');
-      if (rows.children.length === 0) {
-        heading.remove();
-        hops.remove();
-      }
-    }
+    },
   });
-  if (signal.aborted) return;
-  if (answer.status !== 200) {
-    showStreamRefusal(result, status, apiPath, answer);
-  } else if (!finished) {
-    outcome.replaceChildren(errorAlert('The stream ended before MTR finished.'));
-    say(status, '');
-  }
 }
 
 startTool(runMtr);

@@ -2,20 +2,9 @@
 // here: x the request number, y the round trip), a table of replies and, at the end, the summary.
 // With protocol=tcp each request is a TCP connect: a reply has no TTL ("—"), and a connect that
 // failed says why (refused, unreachable, timeout).
-import {
-  apiCallCard,
-  card,
-  errorAlert,
-  h,
-  labelCells,
-  plural,
-  readEvents,
-  say,
-  showStreamRefusal,
-  startTool,
-  table,
-  updateRawJson,
-} from './tool.js';
+
+import { followStream } from './stream-tool.js';
+import { apiCallCard, card, h, labelCells, plural, say, startTool, table } from './tool.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const HEIGHT = 220;
@@ -176,7 +165,8 @@ function summaryLine(done) {
   );
 }
 
-async function runPing({ form, apiPath, result, status, signal }) {
+async function runPing(run) {
+  const { form, apiPath, result, status, signal } = run;
   const count = Number(form.elements.namedItem('count')?.value) || 4;
   const port =
     form.elements.namedItem('protocol')?.value === 'tcp' ? form.elements.namedItem('port')?.value || '443' : null;
@@ -200,53 +190,42 @@ async function runPing({ form, apiPath, result, status, signal }) {
   observer.observe(result);
   signal.addEventListener('abort', () => observer.disconnect());
   say(status, 'Pinging…', true);
-  let finished = false;
-  const answer = await readEvents(apiPath, signal, (event) => {
-    events.push(event);
-    updateRawJson(api, events);
-    if (event.type === 'start') {
-      const target = `${event.host}${event.host === event.resolved_ip ? '' : ` (${event.resolved_ip})`}`;
-      heading.textContent =
-        port === null
-          ? `Pinging ${target} with ${count} ${count === 1 ? 'request' : 'requests'}, one a second.`
-          : `Connecting to ${target} on TCP port ${port}, ${count} ${count === 1 ? 'time' : 'times'}, one a second; each time is the connect's.`;
-    } else if (event.type === 'reply' || event.type === 'timeout') {
-      // A late reply replaces the timeout sent for its request.
-      const earlier = results.findIndex((known) => known.seq === event.seq);
-      if (earlier === -1) {
-        results.push(event);
-        rows.append(labelCells(resultRow(event), HEADINGS));
-      } else {
-        results[earlier] = event;
-        rows.children[earlier]?.replaceWith(labelCells(resultRow(event), HEADINGS));
+  await followStream(run, {
+    what: 'ping',
+    api,
+    events,
+    outcome: summary,
+    measured: () => results.length > 0,
+    // Nothing was measured: no empty chart and table, only what went wrong.
+    emptyParts: [heading, chart, repliesCard],
+    onEvent(event) {
+      if (event.type === 'start') {
+        const target = `${event.host}${event.host === event.resolved_ip ? '' : ` (${event.resolved_ip})`}`;
+        heading.textContent =
+          port === null
+            ? `Pinging ${target} with ${count} ${count === 1 ? 'request' : 'requests'}, one a second.`
+            : `Connecting to ${target} on TCP port ${port}, ${count} ${count === 1 ? 'time' : 'times'}, one a second; each time is the connect's.`;
+      } else if (event.type === 'reply' || event.type === 'timeout') {
+        // A late reply replaces the timeout sent for its request.
+        const earlier = results.findIndex((known) => known.seq === event.seq);
+        if (earlier === -1) {
+          results.push(event);
+          rows.append(labelCells(resultRow(event), HEADINGS));
+        } else {
+          results[earlier] = event;
+          rows.children[earlier]?.replaceWith(labelCells(resultRow(event), HEADINGS));
+        }
+        redraw();
       }
-      redraw();
-    } else if (event.type === 'done') {
-      finished = true;
+    },
+    onDone(event) {
       summary.replaceChildren(summaryLine(event));
       say(
         status,
         `Done: ${event.packets_received} of ${event.packets_sent} ${event.packets_sent === 1 ? 'reply' : 'replies'}, ${event.packet_loss}% loss.`,
       );
-    } else if (event.type === 'error') {
-      finished = true;
-      summary.replaceChildren(errorAlert(`Ping stopped: ${event.message}`));
-      say(status, '');
-      if (results.length === 0) {
-        // Nothing was measured: no empty chart and table, only what went wrong.
-        heading.remove();
-        chart.remove();
-        repliesCard.remove();
-      }
-    }
+    },
   });
-  if (signal.aborted) return;
-  if (answer.status !== 200) {
-    showStreamRefusal(result, status, apiPath, answer);
-  } else if (!finished) {
-    summary.replaceChildren(errorAlert('The stream ended before ping finished.'));
-    say(status, '');
-  }
 }
 
 startTool(runPing);

@@ -1,23 +1,21 @@
 // The traceroute page: the hop table fills row by row as /api/v1/traceroute's `hop` events arrive;
 // when the trace is done, one POST /api/v1/batch with the hops' addresses adds each hop's country
 // and network. Should that call fail, the columns say "unknown": the hops themselves stand.
+
+import { followStream } from './stream-tool.js';
 import {
   apiCallCard,
   apiErrorText,
   card,
   codeBlock,
-  errorAlert,
   h,
   labelCells,
   plural,
-  readEvents,
   say,
   shellQuote,
-  showStreamRefusal,
   startTool,
   table,
   unknown,
-  updateRawJson,
 } from './tool.js';
 
 const ms = (value) => `${Number(value.toPrecision(3))} ms`;
@@ -137,7 +135,8 @@ function probesInWords(form) {
   return 'UDP datagrams';
 }
 
-async function runTraceroute({ form, apiPath, result, status, signal }) {
+async function runTraceroute(run) {
+  const { form, apiPath, result, status, signal } = run;
   const probes = probesInWords(form);
   const events = [];
   const heading = h('p', { class: 'hint' }, 'Starting…');
@@ -150,17 +149,22 @@ async function runTraceroute({ form, apiPath, result, status, signal }) {
   api.append(batchCard);
   result.replaceChildren(card('Route', heading, hops, outcome, notes), api);
   say(status, 'Tracing…', true);
-  let done = null;
-  const answer = await readEvents(apiPath, signal, (event) => {
-    events.push(event);
-    updateRawJson(api, events);
-    if (event.type === 'start') {
-      heading.textContent = `Route to ${event.host}${event.host === event.resolved_ip ? '' : ` (${event.resolved_ip})`} with ${probes}, as the hops answer.`;
-    } else if (event.type === 'hop') {
-      rows?.append(labelCells(hopRow(event), HEADINGS));
-      say(status, `Hop ${event.hop}…`, true);
-    } else if (event.type === 'done') {
-      done = event;
+  const live = await followStream(run, {
+    what: 'traceroute',
+    api,
+    events,
+    outcome,
+    measured: () => (rows?.children.length ?? 0) > 0,
+    emptyParts: [heading, hops],
+    onEvent(event) {
+      if (event.type === 'start') {
+        heading.textContent = `Route to ${event.host}${event.host === event.resolved_ip ? '' : ` (${event.resolved_ip})`} with ${probes}, as the hops answer.`;
+      } else if (event.type === 'hop') {
+        rows?.append(labelCells(hopRow(event), HEADINGS));
+        say(status, `Hop ${event.hop}…`, true);
+      }
+    },
+    onDone(event) {
       outcome.replaceChildren(
         h(
           'p',
@@ -171,23 +175,9 @@ async function runTraceroute({ form, apiPath, result, status, signal }) {
         ),
       );
       say(status, event.reached ? `Reached in ${plural(event.total_hops, 'hop')}.` : 'Destination not reached.');
-    } else if (event.type === 'error') {
-      outcome.replaceChildren(errorAlert(`Traceroute stopped: ${event.message}`));
-      say(status, '');
-      if (rows?.children.length === 0) {
-        heading.remove();
-        hops.remove();
-      }
-    }
+    },
   });
-  if (signal.aborted) return;
-  if (answer.status !== 200) {
-    showStreamRefusal(result, status, apiPath, answer);
-    return;
-  }
-  if (!done && !events.some((event) => event.type === 'error')) {
-    outcome.replaceChildren(errorAlert('The stream ended before traceroute finished.'));
-  }
+  if (!live) return;
   // The hops so far are worth locating even when the trace stopped early.
   await locateHops([...(rows?.children ?? [])], batchCard, notes, signal);
 }
