@@ -21,8 +21,7 @@ export function createApiKeyCallerResolver(keys: KeyService): CallerResolver {
     return { tier: owner.plan, subject: `account:${owner.accountId}`, accountId: owner.accountId };
   }
   return {
-    // Keyless requests (most public traffic) are answered without a promise.
-    resolve: (clientIp, authorization) =>
+    resolve: async (clientIp, authorization) =>
       authorization === undefined ? publicCaller(clientIp) : keyOwner(authorization),
   };
 }

@@ -1,9 +1,8 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, apiErrors } from '../http/errors.ts';
 import { hookList } from '../http/route-config.ts';
 import { type Caller, type CallerResolver, publicCaller } from './caller.ts';
 import type { RateLimitDecision, RateLimiter } from './limiter.ts';
-import { isPromise, type MaybePromise } from './maybe-async.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -50,18 +49,11 @@ export function registerRateLimiting(
   const onRefused = options.onRefused ?? (() => {});
   const exclude = options.exclude ?? [];
 
-  /** The caller, and the 401 to give after counting when the key was rejected. */
-  function identify(request: FastifyRequest, authorization = request.headers.authorization): MaybePromise<Identified> {
-    const { clientIp } = request;
+  async function identify(request: FastifyRequest, authorization = request.headers.authorization): Promise<Identified> {
     try {
-      const resolved = callers.resolve(clientIp, authorization);
-      if (!isPromise(resolved)) return { caller: resolved };
-      return resolved.then(
-        (caller) => ({ caller }),
-        (error) => countedAsPublic(error, clientIp),
-      );
+      return { caller: await callers.resolve(request.clientIp, authorization) };
     } catch (error) {
-      return countedAsPublic(error, clientIp);
+      return countedAsPublic(error, request.clientIp);
     }
   }
 
@@ -91,31 +83,15 @@ export function registerRateLimiting(
     return undefined;
   }
 
-  function count(request: FastifyRequest, reply: FastifyReply, identified: Identified, cost = 1) {
-    const { caller } = identified;
-    const decision = limiter.check(caller.tier, caller.subject, cost);
-    if (isPromise(decision)) return decision.then((settled) => apply(request, reply, identified, settled, cost));
+  async function count(request: FastifyRequest, reply: FastifyReply, identified: Identified, cost = 1) {
+    const decision = await limiter.check(identified.caller.tier, identified.caller.subject, cost);
     return apply(request, reply, identified, decision, cost);
   }
 
-  function limit(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
-    if (request.method === 'OPTIONS') {
-      done();
-      return;
-    }
-    let outcome: MaybePromise<ApiError | undefined>;
-    try {
-      // Plain calls when nothing waits (in-process store, no key); closures only on the promise path.
-      const identified = identify(request);
-      outcome = isPromise(identified)
-        ? identified.then((settled) => count(request, reply, settled))
-        : count(request, reply, identified);
-    } catch (error) {
-      done(error as Error);
-      return;
-    }
-    if (isPromise(outcome)) outcome.then((refusal) => done(refusal), done);
-    else done(outcome);
+  async function limit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (request.method === 'OPTIONS') return;
+    const refusal = await count(request, reply, await identify(request));
+    if (refusal) throw refusal;
   }
 
   /**
@@ -125,31 +101,12 @@ export function registerRateLimiting(
    * 413) or whose body cannot be counted (400) counts as one.
    */
   const pendingCount = new WeakMap<FastifyRequest, Identified>();
-  function identifyFirst(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
-    if (request.method === 'OPTIONS') {
-      done();
-      return;
-    }
-    let identified: MaybePromise<Identified>;
-    try {
-      identified = identify(request);
-    } catch (error) {
-      done(error as Error);
-      return;
-    }
-    const hold = (settled: Identified) => {
-      if (settled.keyRejection) {
-        const refusal = count(request, reply, settled);
-        if (isPromise(refusal)) refusal.then((error) => done(error), done);
-        else done(refusal);
-        return;
-      }
-      request.caller = settled.caller;
-      pendingCount.set(request, settled);
-      done();
-    };
-    if (isPromise(identified)) identified.then(hold, done);
-    else hold(identified);
+  async function identifyFirst(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (request.method === 'OPTIONS') return;
+    const identified = await identify(request);
+    if (identified.keyRejection) throw await count(request, reply, identified);
+    request.caller = identified.caller;
+    pendingCount.set(request, identified);
   }
   async function countCost(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const identified = pendingCount.get(request);
@@ -180,26 +137,20 @@ export function registerRateLimiting(
    * the Bearer key it stands for. Given twice (both ways, or the parameter repeated) it is a 400,
    * counted against the caller's IP like any refusal before the key is known.
    */
-  function limitWithQueryKey(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
-    const key = (request.query as { api_key?: unknown } | undefined)?.api_key;
-    if (key === undefined || request.method === 'OPTIONS') {
-      limit(request, reply, done);
-      return;
-    }
+  async function limitWithQueryKey(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const key = apiKeyParameter(request.query);
+    if (key === undefined || request.method === 'OPTIONS') return limit(request, reply);
     const twice =
       typeof key !== 'string'
         ? apiErrors.invalidParameter('api_key', 'is given more than once; send one key')
         : request.headers.authorization !== undefined
           ? apiErrors.invalidParameter('api_key', 'and an Authorization header were both sent; send the key one way')
           : undefined;
-    const identified: MaybePromise<Identified> = twice
+    const identified = twice
       ? { caller: publicCaller(request.clientIp), keyRejection: twice }
-      : identify(request, `Bearer ${key}`);
-    const counted = isPromise(identified)
-      ? identified.then((settled) => count(request, reply, settled))
-      : count(request, reply, identified);
-    if (isPromise(counted)) counted.then((refusal) => done(refusal), done);
-    else done(counted);
+      : await identify(request, `Bearer ${key}`);
+    const refusal = await count(request, reply, identified);
+    if (refusal) throw refusal;
   }
 
   app.addHook('onRoute', (route) => {
@@ -212,18 +163,19 @@ export function registerRateLimiting(
     // among the route's own: a route that refuses a request early (wrong content type) still counts it.
     if (route.config.rateLimitCost === undefined) {
       const hook = route.config.apiKeyInQuery ? limitWithQueryKey : limit;
-      route.onRequest = [hook as onRequestHookHandler, ...hookList(route.onRequest)];
+      route.onRequest = [hook, ...hookList(route.onRequest)];
       return;
     }
-    route.onRequest = [identifyFirst as onRequestHookHandler, ...hookList(route.onRequest)];
+    route.onRequest = [identifyFirst, ...hookList(route.onRequest)];
     route.preValidation = [countCost, ...hookList(route.preValidation)];
     route.onSend = [
       ...hookList(route.onSend),
       (request, reply, payload) => countLeftOver(request, reply).then(() => payload),
     ];
   });
+  // A callback hook: it runs on every request, and only a 404 needs the promise.
   app.addHook('onRequest', (request, reply, done) => {
-    if (request.is404) limit(request, reply, done);
+    if (request.is404) limit(request, reply).then(() => done(), done);
     else done();
   });
 }
@@ -237,6 +189,11 @@ interface Identified {
 function countedAsPublic(error: unknown, clientIp: string): Identified {
   if (!(error instanceof ApiError) || error.status !== 401) throw error;
   return { caller: publicCaller(clientIp), keyRejection: error };
+}
+
+/** `?api_key=`: a string, or an array when repeated (the query parser's way), or undefined. */
+function apiKeyParameter(query: unknown): unknown {
+  return typeof query === 'object' && query !== null && 'api_key' in query ? query.api_key : undefined;
 }
 
 /** The route `/a/b` is under `/a` (as are `/a`, `/a/*` and `/a/`), `/ab` is not. */

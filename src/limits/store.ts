@@ -18,8 +18,6 @@ export interface ConsumeResult {
   readonly counts: readonly number[];
 }
 
-import type { MaybePromise } from './maybe-async.ts';
-
 /**
  * Where rate-limit counters live. `consume` is all-or-nothing: a request refused by one window
  * increments none, so 429s never count against the caller. The in-process store is the embedded
@@ -28,9 +26,9 @@ import type { MaybePromise } from './maybe-async.ts';
 export interface RateLimitStore {
   /**
    * Adds `amount` (1 by default; a batch adds its items) to every counter, if every counter stays
-   * within its limit; else adds nothing. A counter with limit 0 is never incremented: `consume` then just reads its value. The
-   * in-process store answers synchronously; shared stores answer with a promise.
+   * within its limit; else adds nothing. A counter with limit 0 is never incremented: `consume`
+   * then just reads its value.
    */
-  consume(counters: readonly CounterRequest[], amount?: number): MaybePromise<ConsumeResult>;
+  consume(counters: readonly CounterRequest[], amount?: number): Promise<ConsumeResult>;
   close(): Promise<void>;
 }
