@@ -48,7 +48,6 @@ export type ResolverOptions = {
   servers: readonly DnsServer[];
   /** An in-process cache by default; pass `noDnsCache` to turn caching off. */
   cache?: DnsCache;
-  /** Per-try timeout. */
   timeoutMs?: number;
   /** Overall bound for one query, retries included. */
   deadlineMs?: number;
@@ -101,7 +100,6 @@ export function createResolver(options: ResolverOptions): Resolver {
     const normalised = normaliseQueryName(name);
     if (!normalised.ok) throw new RangeError(normalised.reason);
     const { timeoutMs } = queryOptions;
-    // A caller's bound (a blacklist's per-list budget) caps both one try and the whole query.
     const override = timeoutMs === undefined ? undefined : { tryTimeoutMs: timeoutMs, deadlineMs: timeoutMs };
     return lookup(normalised.name, asked, override, queryOptions.flags);
   }

@@ -17,7 +17,6 @@ export interface IpDataStore {
   /** Loads everything again and swaps it in; on failure the current snapshot stays. */
   reload(reason: string): Promise<void>;
   readonly readinessCheck: ReadinessCheck;
-  /** Stops watching for new data. */
   close(): void;
 }
 

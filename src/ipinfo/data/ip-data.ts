@@ -32,7 +32,6 @@ export interface IpData {
   readonly network?: NetworkData;
   readonly anonymity?: AnonymityReader;
   readonly connectionType?: ConnectionTypeReader;
-  /** ASN -> prefixes, built from the loaded ASN data's networks. */
   readonly asnIndex?: AsnIndex;
   readonly feeds: SecurityFeeds;
   /** Feeds absent from this set answer nothing, and their indicators are omitted. */
