@@ -21,7 +21,8 @@ export function createApiKeyCallerResolver(keys: KeyService): CallerResolver {
     return { tier: owner.plan, subject: `account:${owner.accountId}`, accountId: owner.accountId };
   }
   return {
-    resolve: async (clientIp, authorization) =>
+    // Keyless requests (most public traffic) are answered without a promise.
+    resolve: (clientIp, authorization) =>
       authorization === undefined ? publicCaller(clientIp) : keyOwner(authorization),
   };
 }

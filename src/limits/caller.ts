@@ -1,5 +1,6 @@
 import { createGenerationalMap } from '../cache/generational-map.ts';
 import { ipv6Prefix64 } from '../net/ip-address.ts';
+import type { MaybePromise } from './maybe-async.ts';
 import type { Tier } from './tiers.ts';
 
 /** Who a request is counted as: its tier and the subject its counters are keyed by. */
@@ -11,12 +12,12 @@ export interface Caller {
 }
 
 /**
- * Decides the caller from the Authorization header. Implementations reject with the
+ * Decides the caller from the Authorization header. Implementations throw (or reject with) the
  * catalogue's 401 for a key that is malformed, unknown or revoked: a bad key never falls back to
- * the public tier.
+ * the public tier. A caller without a key is answered synchronously, as no storage is involved.
  */
 export interface CallerResolver {
-  resolve(clientIp: string, authorization: string | undefined): Promise<Caller>;
+  resolve(clientIp: string, authorization: string | undefined): MaybePromise<Caller>;
 }
 
 const publicCallers = createGenerationalMap<string, Caller>(20_000);

@@ -1,3 +1,4 @@
+import { isPromise, type MaybePromise } from './maybe-async.ts';
 import type { ConsumeResult, CounterRequest, RateLimitStore } from './store.ts';
 import type { Tier, TierLimits } from './tiers.ts';
 
@@ -25,9 +26,10 @@ export interface RateLimitDecision {
 export interface RateLimiter {
   /**
    * Counts one request of `subject` (an IP, a /64 or an account) on `tier`, or `cost` requests at
-   * once (a batch: all of them or none), unless a window would be overdrawn.
+   * once (a batch: all of them or none), unless a window would be overdrawn. Synchronous when the
+   * store is (the in-process one).
    */
-  check(tier: Tier, subject: string, cost?: number): Promise<RateLimitDecision>;
+  check(tier: Tier, subject: string, cost?: number): MaybePromise<RateLimitDecision>;
 }
 
 /** One window a request counts in, as the store's counter. */
@@ -94,10 +96,13 @@ export function createRateLimiter(options: {
   const { store, limits } = options;
   const now = options.now ?? Date.now;
   return {
-    async check(tier, subject, cost = 1) {
+    check(tier, subject, cost = 1) {
       const time = now();
       const windows = rateLimitWindows(limits, tier, subject, time);
-      return decide(windows, await store.consume(windows, cost), cost, time);
+      const result = store.consume(windows, cost);
+      return isPromise(result)
+        ? result.then((settled) => decide(windows, settled, cost, time))
+        : decide(windows, result, cost, time);
     },
   };
 }

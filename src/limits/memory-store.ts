@@ -13,7 +13,8 @@ const SWEEP_INTERVAL_MS = 60_000;
  *
  * Counters are grouped by window: the few window names are the same string objects request after
  * request (the limiter keeps them), so finding a window is cheap, and a subject is hashed once for
- * all its windows. A window's counters expire together, so sweeping drops whole maps.
+ * all its windows. A window's counters expire together, so sweeping drops whole maps. Answers
+ * synchronously: it runs on every API request, and a promise there is a measurable cost.
  */
 export function createMemoryRateLimitStore(now: () => number = Date.now): RateLimitStore {
   const windows = new Map<string, Window>();
@@ -34,7 +35,7 @@ export function createMemoryRateLimitStore(now: () => number = Date.now): RateLi
   }
 
   return {
-    async consume(requests: readonly CounterRequest[], amount = 1): Promise<ConsumeResult> {
+    consume(requests: readonly CounterRequest[], amount = 1): ConsumeResult {
       const time = now();
       sweep(time);
       // Index loops and arrays of their final length: this runs on every request, with two

@@ -18,6 +18,8 @@ export interface ConsumeResult {
   readonly counts: readonly number[];
 }
 
+import type { MaybePromise } from './maybe-async.ts';
+
 /**
  * Where rate-limit counters live. `consume` is all-or-nothing: a request refused by one window
  * increments none, so 429s never count against the caller. The in-process store is the embedded
@@ -26,9 +28,9 @@ export interface ConsumeResult {
 export interface RateLimitStore {
   /**
    * Adds `amount` (1 by default; a batch adds its items) to every counter, if every counter stays
-   * within its limit; else adds nothing. A counter with limit 0 is never incremented: `consume`
-   * then just reads its value.
+   * within its limit; else adds nothing. A counter with limit 0 is never incremented: `consume` then just reads its value. The
+   * in-process store answers synchronously; shared stores answer with a promise.
    */
-  consume(counters: readonly CounterRequest[], amount?: number): Promise<ConsumeResult>;
+  consume(counters: readonly CounterRequest[], amount?: number): MaybePromise<ConsumeResult>;
   close(): Promise<void>;
 }

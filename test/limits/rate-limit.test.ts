@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { apiErrors } from '../../src/http/errors.ts';
-import { type Caller, type CallerResolver, publicCaller } from '../../src/limits/caller.ts';
+import { type CallerResolver, publicCaller } from '../../src/limits/caller.ts';
 import { createRateLimiter } from '../../src/limits/limiter.ts';
 import { createMemoryRateLimitStore } from '../../src/limits/memory-store.ts';
 import type { RateLimitStore } from '../../src/limits/store.ts';
@@ -184,40 +184,40 @@ test('parseRateLimits keeps defaults for tiers left out and names bad entries', 
   assert.throws(() => parseRateLimits('public=1/2,public=3/4'), /the tier "public" is given twice/);
 });
 
-/** Settles after the event loop turned, as a shared store or a key lookup answers. */
-const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+test('the memory store answers without a promise (the hook relies on it for its fast path)', () => {
+  const store = createMemoryRateLimitStore();
+  const answer = store.consume([{ window: 'w', subject: 's', limit: 2, expiresAt: Date.now() + 60_000 }]);
+  assert.ok(!(answer instanceof Promise));
+  assert.deepEqual(answer, { allowed: true, counts: [1] });
+});
 
-/** The memory store answering later, as a shared store does. */
-function laterStore(now: () => number): RateLimitStore {
+/** The memory store behind a promise, as a shared store answers. */
+function asynchronousStore(now: () => number): RateLimitStore {
   const inner = createMemoryRateLimitStore(now);
-  return {
-    consume: async (counters) => {
-      await turn();
-      return inner.consume(counters);
-    },
-    close: () => inner.close(),
-  };
+  return { consume: async (counters) => inner.consume(counters), close: () => inner.close() };
 }
 
-test('a store or caller lookup that answers later gives the same headers, 429s and 401s', async () => {
+test('a store or caller lookup that answers with a promise gives the same headers, 429s and 401s', async () => {
   const answers = [];
-  for (const variant of ['at once', 'later'] as const) {
+  for (const variant of ['synchronous', 'asynchronous'] as const) {
     const clock = manualClock('2026-01-01T10:00:00Z');
-    const answersLater = variant === 'later';
-    const lookUp = (clientIp: string, authorization: string | undefined): Caller => {
-      if (authorization === 'Bearer good') return { tier: 'free' as const, subject: 'account:1', accountId: '1' };
-      if (authorization !== undefined) throw apiErrors.unknownApiKey();
-      return publicCaller(clientIp);
-    };
+    const asynchronous = variant === 'asynchronous';
     const callers: CallerResolver = {
-      resolve: async (clientIp, authorization) => {
-        if (answersLater) await turn();
-        return lookUp(clientIp, authorization);
+      resolve(clientIp, authorization) {
+        if (authorization === 'Bearer good') {
+          const caller = { tier: 'free' as const, subject: 'account:1', accountId: '1' };
+          return asynchronous ? Promise.resolve(caller) : caller;
+        }
+        if (authorization !== undefined) {
+          if (asynchronous) return Promise.reject(apiErrors.unknownApiKey());
+          throw apiErrors.unknownApiKey();
+        }
+        return publicCaller(clientIp);
       },
     };
     const app = await buildTestApp(
       { RATE_LIMITS: 'public=3/10,free=5/10' },
-      { now: clock.now, callers, ...(answersLater ? { rateLimitStore: laterStore(clock.now) } : {}) },
+      { now: clock.now, callers, ...(asynchronous ? { rateLimitStore: asynchronousStore(clock.now) } : {}) },
     );
     const seen = [];
     for (const authorization of [undefined, 'Bearer bad', undefined, 'Bearer good', undefined, undefined]) {
