@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { sharedWhileInFlight } from '../cache/in-flight.ts';
 import { type CachedAnswer, cacheKey, createMemoryDnsCache, type DnsCache } from './cache.ts';
 import { MAX_CNAME_HOPS, sameName, walkCnameChain, withSignatures } from './chain.ts';
 import { createDnsClient, type DnsClient, type DnsTiming, timingOf } from './client.ts';
@@ -47,7 +48,6 @@ export type ResolverOptions = {
   servers: readonly DnsServer[];
   /** An in-process cache by default; pass `noDnsCache` to turn caching off. */
   cache?: DnsCache;
-  /** Per-try timeout. */
   timeoutMs?: number;
   /** Overall bound for one query, retries included. */
   deadlineMs?: number;
@@ -73,7 +73,7 @@ export function createResolver(options: ResolverOptions): Resolver {
   const reverseTimeoutMs = options.reverseTimeoutMs ?? 1500;
   // Identical questions asked at the same time share one exchange (a page of blacklist checks
   // or many clients asking for one popular name).
-  const inFlight = new Map<string, Promise<CachedAnswer>>();
+  const inFlight = sharedWhileInFlight<string, CachedAnswer>();
 
   async function lookup(
     name: string,
@@ -84,17 +84,14 @@ export function createResolver(options: ResolverOptions): Resolver {
     const key = cacheKey(name, type, flags);
     const cached = await cache.get(key);
     if (cached !== undefined) return { ...cached, fromCache: true };
-    let pending = inFlight.get(key);
-    if (pending === undefined) {
-      pending = resolveWithChain(client, name, type, override, timingOf(timing, override).deadlineMs, flags).finally(
-        () => inFlight.delete(key),
-      );
-      inFlight.set(key, pending);
-      const answer = await pending;
-      await cache.set(key, answer);
-      return { ...answer, fromCache: false };
-    }
-    return { ...(await pending), fromCache: false };
+    // Only the caller that asked stores the answer; those that joined it do not store it again.
+    const joined = inFlight.get(key);
+    if (joined !== undefined) return { ...(await joined), fromCache: false };
+    const answer = await inFlight(key, () =>
+      resolveWithChain(client, name, type, override, timingOf(timing, override).deadlineMs, flags),
+    );
+    await cache.set(key, answer);
+    return { ...answer, fromCache: false };
   }
 
   async function query(name: string, type: string, queryOptions: QueryOptions = {}): Promise<QueryResult> {
@@ -103,7 +100,6 @@ export function createResolver(options: ResolverOptions): Resolver {
     const normalised = normaliseQueryName(name);
     if (!normalised.ok) throw new RangeError(normalised.reason);
     const { timeoutMs } = queryOptions;
-    // A caller's bound (a blacklist's per-list budget) caps both one try and the whole query.
     const override = timeoutMs === undefined ? undefined : { tryTimeoutMs: timeoutMs, deadlineMs: timeoutMs };
     return lookup(normalised.name, asked, override, queryOptions.flags);
   }

@@ -8,6 +8,7 @@ import { ApiError, apiErrors } from './errors.ts';
 import { unknownQueryParameters } from './query-params.ts';
 import { newRequestId } from './request-context.ts';
 import { acceptsHtml } from './route-config.ts';
+import { hintedParameterAt, rememberHintedRoutes, validationError } from './validation-errors.ts';
 
 /** Fastify's default, stated so the 414 can say it. */
 export const MAX_PATH_PARAMETER_LENGTH = 100;
@@ -21,87 +22,6 @@ export const MAX_URL_LENGTH = 8192;
 
 /** Methods every API path answers; anything else on a known path is a 405. */
 export const ALLOWED_METHODS = ['GET', 'HEAD', 'OPTIONS'] as const;
-
-interface ValidationIssue {
-  instancePath: string;
-  keyword: string;
-  params: Record<string, unknown>;
-  message?: string;
-}
-
-/** Turns the first schema-validation issue into the catalogue's 400 for a query or path parameter. */
-export function validationError(
-  issues: readonly ValidationIssue[],
-  hints: Record<string, string> = {},
-  part = 'querystring',
-): ApiError {
-  const issue = issues[0];
-  if (!issue) return apiErrors.badRequest('Invalid request.');
-  if (issue.keyword === 'required') return apiErrors.missingParameter(String(issue.params.missingProperty));
-  const name = issue.instancePath.replace(/^\//, '').split('/')[0] ?? '';
-  if (name === '') return apiErrors.badRequest(`Invalid request: ${issue.message ?? 'not accepted'}.`);
-  const hint = hints[name];
-  if (part === 'params') return apiErrors.invalidPathParameter(name, hint ?? issue.message ?? 'not accepted');
-  if (hint) return apiErrors.invalidParameter(name, hint);
-  if (issue.keyword === 'enum') {
-    const allowed = (issue.params.allowedValues as unknown[] | undefined) ?? [];
-    return apiErrors.invalidParameter(name, `must be one of ${allowed.join(', ')}`);
-  }
-  return apiErrors.invalidParameter(name, issue.message ?? 'not accepted');
-}
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Per-parameter text for 400 messages: what a valid value looks like. */
-    parameterHints?: Record<string, string>;
-  }
-}
-
-interface HintedRoute {
-  readonly pattern: RegExp;
-  readonly names: readonly string[];
-  readonly hints: Record<string, string>;
-}
-
-/** Per app: the routes whose path parameters have hints, so an over-long one is their 400, not a 414. */
-const hintedRoutes = new WeakMap<FastifyInstance, HintedRoute[]>();
-
-function rememberHintedRoutes(app: FastifyInstance): void {
-  const routes: HintedRoute[] = [];
-  hintedRoutes.set(app, routes);
-  app.addHook('onRoute', (route) => {
-    const hints = route.config?.parameterHints;
-    if (hints === undefined || !route.url.includes(':')) return;
-    const names: string[] = [];
-    const source = route.url
-      .split('/')
-      .map((segment) => {
-        if (!segment.startsWith(':')) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-        names.push(segment.slice(1));
-        return '([^/?]*)';
-      })
-      .join('/');
-    routes.push({ pattern: new RegExp(`^${source}(?:\\?|$)`), names, hints });
-  });
-}
-
-/**
- * The hinted parameter a URL the router refused as too long would have matched: the router names
- * no route then, so a parameter with a hint (an address, an ASN) gets a 400 saying what it must
- * be, as a malformed one does, rather than the generic 414.
- */
-function hintedParameterAt(app: FastifyInstance, url: string): { name: string; hint: string } | undefined {
-  for (const route of hintedRoutes.get(app) ?? []) {
-    const match = route.pattern.exec(url);
-    if (match === null) continue;
-    for (let i = 0; i < route.names.length; i++) {
-      const name = route.names[i] as string;
-      const hint = route.hints[name];
-      if ((match[i + 1]?.length ?? 0) > MAX_PATH_PARAMETER_LENGTH && hint !== undefined) return { name, hint };
-    }
-  }
-  return undefined;
-}
 
 function send(reply: FastifyReply, error: ApiError): FastifyReply {
   reply.headers(error.headers);
@@ -214,7 +134,7 @@ export function answerFrameworkError(error: FastifyError, request: FastifyReques
   if (error.code === 'FST_ERR_BAD_URL') {
     send(reply, apiErrors.badUrl());
   } else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    const named = hintedParameterAt(request.server, request.url);
+    const named = hintedParameterAt(request.server, request.url, MAX_PATH_PARAMETER_LENGTH);
     send(
       reply,
       named === undefined

@@ -14,7 +14,6 @@ export interface RateLimitDecision {
   readonly remaining: number;
   /** X-RateLimit-Reset: UNIX seconds at which the binding window resets. */
   readonly reset: number;
-  /** The window that refused the request (when not allowed). */
   readonly refusedBy?: {
     readonly window: WindowName;
     readonly limit: number;
@@ -137,7 +136,6 @@ function decide(
     : { allowed: true, limit: hourly.limit, remaining: dailyLeft, reset: resetSeconds(daily) };
 }
 
-/** UNIX seconds at which a window's counters reset. */
 function resetSeconds(counter: WindowCounter): number {
   return Math.ceil(counter.expiresAt / 1000);
 }

@@ -2,7 +2,6 @@ import type { ConsumeResult, CounterRequest, RateLimitStore } from './store.ts';
 
 interface Window {
   readonly expiresAt: number;
-  /** Requests counted so far, by subject. */
   readonly counts: Map<string, number>;
 }
 

@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { rateLimitWindows } from './limiter.ts';
-import { isPromise } from './maybe-async.ts';
 import type { RateLimitStore } from './store.ts';
 import type { TierLimits } from './tiers.ts';
 
@@ -48,11 +47,10 @@ export function createUpstreamCharges(options: {
       if (caller === undefined || extra <= 0) return;
       const windows = rateLimitWindows(options.limits, caller.tier, caller.subject, options.now());
       try {
-        const charged = options.store.consume(
+        const { counts } = await options.store.consume(
           windows.map((window) => ({ ...window, limit: NEVER_REFUSED })),
           extra,
         );
-        const { counts } = isPromise(charged) ? await charged : charged;
         const [hourly, daily] = windows;
         const hourlyLeft = Math.max(0, hourly.limit - (counts[0] ?? 0));
         const dailyLeft = Math.max(0, daily.limit - (counts[1] ?? 0));

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { type AddressInfo, connect } from 'node:net';
 import { test } from 'node:test';
-import { validationError } from '../../src/http/error-handler.ts';
+import { validationError } from '../../src/http/validation-errors.ts';
 import { buildTestApp } from '../support/app.ts';
 import { captureLog } from '../support/log-capture.ts';
 

@@ -1,3 +1,4 @@
+import { sharedWhileInFlight } from '../../cache/in-flight.ts';
 import type { Resolver } from '../../dns/resolver.ts';
 
 export type HostnameLookup = (ip: string) => Promise<string | undefined>;
@@ -29,7 +30,7 @@ export function createHostnameLookup(options: HostnameLookupOptions): SharedHost
   const missingTtlMs = options.missingTtlMs ?? 60_000;
   const maxRemembered = options.maxRemembered ?? 10_000;
   const missingUntil = new Map<string, number>();
-  const running = new Map<string, Promise<string | undefined>>();
+  const running = sharedWhileInFlight<string, string | undefined>();
   if (options.timeoutMs === 0) return Object.assign(async () => undefined, { inFlight: () => undefined });
   const resolve = async (ip: string) => {
     const name = await options.resolver.reverse(ip, { timeoutMs: options.timeoutMs });
@@ -44,13 +45,9 @@ export function createHostnameLookup(options: HostnameLookupOptions): SharedHost
       if (now() < until) return Promise.resolve(undefined);
       missingUntil.delete(ip);
     }
-    const existing = running.get(ip);
-    if (existing !== undefined) return existing;
-    const started = resolve(ip).finally(() => running.delete(ip));
-    running.set(ip, started);
-    return started;
+    return running(ip, () => resolve(ip));
   };
-  return Object.assign(lookup, { inFlight: (ip: string) => running.get(ip) });
+  return Object.assign(lookup, { inFlight: running.get });
 }
 
 /**

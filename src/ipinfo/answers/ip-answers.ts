@@ -1,4 +1,5 @@
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import { type SharedWhileInFlight, sharedWhileInFlight } from '../../cache/in-flight.ts';
 import type { IpData } from '../data/ip-data.ts';
 import type { IpDataStore } from '../data/ip-data-store.ts';
 import { createAnswerCache } from './answer-cache.ts';
@@ -62,11 +63,21 @@ export function createIpAnswers(
   onCacheLookup: (hit: boolean) => void = () => {},
 ): IpAnswers {
   const answers = createAnswerCache<IpData, IpAnswer>({ maxEntries: 20_000, ttlMs: ANSWER_TTL_MS });
-  // Answers being made, by address: requests for an address that arrive while its answer is being
-  // made (its reverse lookup in flight) wait for that answer instead of making it again. Without
-  // this, 50 clients behind one address each did the lookups and serialisation the first time, and
-  // again every time the cached answer expired.
-  const making = new Map<string, { data: IpData | undefined; answer: Promise<IpAnswer> }>();
+  // Answers being made, per data snapshot and address: requests for an address that arrive while
+  // its answer is being made (its reverse lookup in flight) wait for that answer instead of making
+  // it again. Without this, 50 clients behind one address each did the lookups and serialisation
+  // the first time, and again every time the cached answer expired.
+  const makingBySnapshot = new WeakMap<IpData, SharedWhileInFlight<string, IpAnswer>>();
+  const makingWithoutData = sharedWhileInFlight<string, IpAnswer>();
+  function makingFor(data: IpData | undefined): SharedWhileInFlight<string, IpAnswer> {
+    if (data === undefined) return makingWithoutData;
+    let making = makingBySnapshot.get(data);
+    if (making === undefined) {
+      making = sharedWhileInFlight();
+      makingBySnapshot.set(data, making);
+    }
+    return making;
+  }
 
   function remember(ip: string, data: IpData | undefined, answer: IpInfo): IpAnswer {
     const made = { answer, json: serializeIpInfo(answer) };
@@ -79,17 +90,12 @@ export function createIpAnswers(
       const cached = answers.get(ip, data);
       onCacheLookup(cached !== undefined);
       if (cached !== undefined) return cached;
-      const inProgress = making.get(ip);
-      if (inProgress !== undefined && inProgress.data === data) return inProgress.answer;
+      const making = makingFor(data);
+      const joined = making.get(ip);
+      if (joined !== undefined) return joined;
       const answer = withHostname(describeIp(ip, data), lookupHostname);
       if (!(answer instanceof Promise)) return remember(ip, data, answer);
-      const made = answer
-        .then((complete) => remember(ip, data, complete))
-        .finally(() => {
-          if (making.get(ip)?.answer === made) making.delete(ip);
-        });
-      making.set(ip, { data, answer: made });
-      return made;
+      return making(ip, () => answer.then((complete) => remember(ip, data, complete)));
     },
   };
 }

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -94,5 +94,20 @@ export async function readManifest(manifestPath: string): Promise<Manifest> {
     return parsed.format === 1 ? { ...emptyManifest(), ...parsed } : emptyManifest();
   } catch {
     return emptyManifest();
+  }
+}
+
+/** A file as it is now; `key` changes whenever the file is replaced. */
+export interface FileStamp {
+  readonly key: string;
+  readonly modifiedAt: number;
+}
+
+export async function stampOf(file: string): Promise<FileStamp | undefined> {
+  try {
+    const info = await stat(file);
+    return { key: `${file}:${info.size}:${info.mtimeMs}:${info.ino}`, modifiedAt: info.mtimeMs };
+  } catch {
+    return undefined;
   }
 }

@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import type { ReadinessCheck } from '../../health/readiness.ts';
-import type { IpData, SourceAge } from './ip-data.ts';
+import { describeAges, describeSources } from './data-sources.ts';
+import type { IpData } from './ip-data.ts';
 
 export interface IpDataLog {
   info(details: object, message: string): void;
@@ -16,7 +17,6 @@ export interface IpDataStore {
   /** Loads everything again and swaps it in; on failure the current snapshot stays. */
   reload(reason: string): Promise<void>;
   readonly readinessCheck: ReadinessCheck;
-  /** Stops watching for new data. */
   close(): void;
 }
 
@@ -79,7 +79,7 @@ export function createIpDataStore(options: IpDataStoreOptions): IpDataStore {
           throw error;
         }
         const ms = Math.round(performance.now() - started);
-        options.log.info({ ms, loaded: current.loaded.map((part) => part.description) }, 'IP data loaded');
+        options.log.info({ ms, loaded: descriptions(current) }, 'IP data loaded');
         for (const repair of current.repairs ?? []) options.log.warn({ repair }, 'IP data cache repaired');
         for (const problem of current.problems) options.log.warn({ problem }, 'IP data problem');
         return current;
@@ -96,7 +96,7 @@ export function createIpDataStore(options: IpDataStoreOptions): IpDataStore {
         const fresh = await options.load(current);
         current = fresh;
         lastReloadError = undefined;
-        options.log.info({ reason, loaded: fresh.loaded.map((part) => part.description) }, 'IP data reloaded');
+        options.log.info({ reason, loaded: descriptions(fresh) }, 'IP data reloaded');
         for (const repair of fresh.repairs ?? []) options.log.warn({ repair }, 'IP data cache repaired');
         for (const problem of fresh.problems) options.log.warn({ problem }, 'IP data problem');
       } catch (error) {
@@ -123,12 +123,14 @@ export function createIpDataStore(options: IpDataStoreOptions): IpDataStore {
         return { state: 'starting', detail: 'loading' };
       }
       const notes = [...current.problems, ...(lastReloadError ? [`last reload failed: ${lastReloadError}`] : [])];
-      const summary = current.loaded.map((part) => `${part.part}: ${part.description}`).join('; ');
+      const summary = describeSources(current.sources)
+        .map((line) => `${line.part}: ${line.description}`)
+        .join('; ');
       const feeds =
         current.feedsLoaded.size === 0
           ? '; no security feeds yet (the refresh or npm run data:update installs them)'
           : '';
-      const ages = ` | ages: ${describeAges(current.ages, Date.now())}`;
+      const ages = ` | ages: ${describeAges(current.sources, Date.now())}`;
       if (notes.length > 0) return { state: 'degraded', detail: `${notes.join('; ')} | ${summary}${feeds}${ages}` };
       return { state: 'ready', detail: `${summary}${feeds}${ages}` };
     },
@@ -139,20 +141,6 @@ export function createIpDataStore(options: IpDataStoreOptions): IpDataStore {
   };
 }
 
-/** `city built 41 d ago (embedded), tor downloaded 2 h ago, ...`: each loaded source and its age. */
-export function describeAges(ages: readonly SourceAge[], now: number): string {
-  if (ages.length === 0) return 'none';
-  return ages
-    .map((age) => {
-      const origin = age.kind === 'built' ? ` (${age.origin})` : '';
-      return `${age.source} ${age.kind} ${formatAge(now - Date.parse(age.at))} ago${origin}`;
-    })
-    .join(', ');
-}
-
-function formatAge(ms: number): string {
-  const minutes = Math.max(0, Math.floor(ms / 60_000));
-  if (minutes < 60) return `${minutes} min`;
-  const hours = Math.floor(minutes / 60);
-  return hours < 48 ? `${hours} h` : `${Math.floor(hours / 24)} d`;
+function descriptions(data: IpData): string[] {
+  return describeSources(data.sources).map((line) => line.description);
 }

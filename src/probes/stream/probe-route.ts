@@ -4,7 +4,6 @@ import { resolveTarget, type TargetPolicy } from '../../dns/target-policy.ts';
 import { apiErrors } from '../../http/errors.ts';
 import { type EventStream, openEventStream, SSE_HEADERS } from '../../http/sse.ts';
 import { publicCaller } from '../../limits/caller.ts';
-import { isPromise } from '../../limits/maybe-async.ts';
 import type { SpawnTurns } from '../spawn/spawn-turns.ts';
 import type { Spawner } from '../spawn/spawner.ts';
 import { parseProbeHost } from './host-param.ts';
@@ -101,8 +100,7 @@ export async function handleProbeRequest(
     return;
   }
   const client = request.caller?.subject ?? publicCaller(request.clientIp).subject;
-  const acquired = deps.slots.acquire(client, deps.now() + deps.resolveDeadlineMs + tool.timeLimitMs);
-  const slot = isPromise(acquired) ? await acquired : acquired;
+  const slot = await deps.slots.acquire(client, deps.now() + deps.resolveDeadlineMs + tool.timeLimitMs);
   if (!slot.ok) throw apiErrors.tooManyStreams(slot.scope, slot.limit, Math.ceil(slot.freeByMs / 1000), deps.now());
   try {
     const resolved = await probeTarget(target, deps);

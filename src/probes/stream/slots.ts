@@ -1,5 +1,3 @@
-import type { MaybePromise } from '../../limits/maybe-async.ts';
-
 /**
  * Counts the live streams, globally and per caller, since each one holds a system process. A slot
  * is taken before any work (name resolution included) and given back when the stream ends.
@@ -9,14 +7,14 @@ import type { MaybePromise } from '../../limits/maybe-async.ts';
 export interface StreamSlots {
   /**
    * Takes a slot for `client` that is held at most until `holdUntilMs` (the stream's time limit),
-   * or says which cap refused it. A plain value in this process, a promise from Redis.
+   * or says which cap refused it. Callers await it: a promise from Redis, a plain value from the
+   * in-process twin, which the in-flight caps (limits/in-flight.ts) call synchronously.
    */
-  acquire(client: string, holdUntilMs: number): MaybePromise<SlotGrant | SlotRefusal>;
+  acquire(client: string, holdUntilMs: number): SlotGrant | SlotRefusal | Promise<SlotGrant | SlotRefusal>;
   /** Streams this process has open now (for logs and tests). */
   readonly open: number;
 }
 
-/** The in-process twin answers at once. */
 export interface InProcessStreamSlots extends StreamSlots {
   acquire(client: string, holdUntilMs: number): SlotGrant | SlotRefusal;
 }

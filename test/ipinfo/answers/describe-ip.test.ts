@@ -17,11 +17,10 @@ function ipData(parts: Partial<IpData> & { feedData?: SecurityFeedData; feedName
   return {
     feeds: buildSecurityFeeds(feedData),
     feedsLoaded: new Set(feedNames),
-    loaded: [],
-    ages: [],
+    sources: [],
     problems: [],
     attribution: '',
-    parts: new Map(),
+    kept: {},
     ...rest,
   };
 }

@@ -12,11 +12,10 @@ const quiet = { info() {}, warn() {}, error() {} };
 const snapshot = (name: string, problems: string[] = []): IpData => ({
   feeds: buildSecurityFeeds({}),
   feedsLoaded: new Set(),
-  ages: [],
-  loaded: [{ part: 'location', origin: 'embedded', description: name }],
+  sources: [{ kind: 'database', source: 'location', origin: 'embedded', description: name, updatedAt: 0, entries: 0 }],
   problems,
   attribution: name,
-  parts: new Map(),
+  kept: {},
 });
 
 describe('the IP data store', { timeout: 30_000 }, () => {

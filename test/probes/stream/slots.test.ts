@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { Redis } from 'ioredis';
-import type { MaybePromise } from '../../../src/limits/maybe-async.ts';
 import { createRedisStreamSlots } from '../../../src/probes/stream/redis-slots.ts';
-import { createStreamSlots, type SlotGrant, type SlotRefusal } from '../../../src/probes/stream/slots.ts';
+import { createStreamSlots, type SlotRefusal, type StreamSlots } from '../../../src/probes/stream/slots.ts';
 import { redisSkipReason, startRedis, type TestRedis } from '../../support/redis-server.ts';
 
 test('per-client cap first, then the global cap; a refusal says until when a slot is held at most', () => {
@@ -38,7 +37,7 @@ test('a client whose streams all ended starts from zero again', () => {
 // streams may now open another only while free × maxPerClient > n × maxConcurrent (slots.ts), in
 // this process and in Redis's script alike: each scenario below runs on both.
 
-type Slots = { acquire(client: string, holdUntilMs: number): MaybePromise<SlotGrant | SlotRefusal> };
+type Slots = Pick<StreamSlots, 'acquire'>;
 type Implementation = {
   name: string;
   make(limits: { maxConcurrent: number; maxPerClient: number }): Promise<{ slots: Slots; close(): void }>;
