@@ -1,4 +1,4 @@
-import { createFallbackSwitch, type FallbackState, type FallbackSwitchOptions } from './fallback.ts';
+import { createFallbackSwitch, type FallbackState, type FallbackSwitchOptions, withFallbackState } from './fallback.ts';
 import type { ConsumeResult, CounterRequest, RateLimitStore } from './store.ts';
 
 /**
@@ -12,13 +12,7 @@ export function createFallbackRateLimitStore(
   options: FallbackSwitchOptions & { primary: RateLimitStore; fallback: RateLimitStore },
 ): RateLimitStore & FallbackState {
   const fallback = createFallbackSwitch(options);
-  return {
-    get degraded() {
-      return fallback.degraded;
-    },
-    get lastFailureAt() {
-      return fallback.lastFailureAt;
-    },
+  return withFallbackState(fallback, {
     consume: (counters: readonly CounterRequest[], amount = 1): Promise<ConsumeResult> =>
       fallback.call(
         () => options.primary.consume(counters, amount),
@@ -27,5 +21,5 @@ export function createFallbackRateLimitStore(
     async close() {
       await Promise.all([options.primary.close(), options.fallback.close()]);
     },
-  };
+  });
 }

@@ -64,3 +64,11 @@ export function createFallbackSwitch(options: FallbackSwitchOptions) {
     },
   };
 }
+
+/** `target` with the switch's state as live getters (a spread would copy today's values). */
+export function withFallbackState<T extends object>(fallback: FallbackState, target: T): T & FallbackState {
+  return Object.defineProperties(target, {
+    degraded: { get: () => fallback.degraded, enumerable: true },
+    lastFailureAt: { get: () => fallback.lastFailureAt, enumerable: true },
+  }) as T & FallbackState;
+}

@@ -1,4 +1,9 @@
-import { createFallbackSwitch, type FallbackState, type FallbackSwitchOptions } from '../../limits/fallback.ts';
+import {
+  createFallbackSwitch,
+  type FallbackState,
+  type FallbackSwitchOptions,
+  withFallbackState,
+} from '../../limits/fallback.ts';
 import type { SlotGrant, SlotRefusal, StreamSlots } from './slots.ts';
 
 /**
@@ -11,13 +16,7 @@ export function createFallbackStreamSlots(
   options: FallbackSwitchOptions & { primary: StreamSlots; fallback: StreamSlots },
 ): StreamSlots & FallbackState {
   const fallback = createFallbackSwitch(options);
-  return {
-    get degraded() {
-      return fallback.degraded;
-    },
-    get lastFailureAt() {
-      return fallback.lastFailureAt;
-    },
+  return withFallbackState(fallback, {
     get open() {
       return options.primary.open + options.fallback.open;
     },
@@ -26,5 +25,5 @@ export function createFallbackStreamSlots(
         () => options.primary.acquire(client, holdUntilMs),
         () => options.fallback.acquire(client, holdUntilMs),
       ),
-  };
+  });
 }

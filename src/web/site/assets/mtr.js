@@ -3,8 +3,8 @@
 // in place (rows stay in hop order), and when the run is done shows the final figures and whether
 // the destination answered.
 
-import { followStream } from './stream-tool.js';
-import { apiCallCard, card, h, labelCells, say, startTool, table, unknown } from './tool.js';
+import { followStream, hopName } from './stream-tool.js';
+import { apiCallCard, card, h, labelCells, say, startTool, table } from './tool.js';
 
 const ms = (value) => (value === null || value === undefined ? '' : `${Number(value.toPrecision(3))} ms`);
 
@@ -24,11 +24,7 @@ const HEADINGS = [
 /** One hop's row from its latest figures; a hop that never answered says so, its times empty. */
 function hopRow(hop) {
   const silent = hop.ip === null;
-  const name = silent
-    ? unknown('no answer')
-    : hop.hostname && hop.hostname !== hop.ip
-      ? hop.hostname
-      : unknown('no name');
+  const name = hopName(hop);
   return labelCells(
     h(
       'tr',

@@ -1,6 +1,6 @@
 // How the stream pages (ping, traceroute, MTR) read their stream and end it: one place for the
 // `done`, the `error` event, a refused call, and a stream that closes before either.
-import { errorAlert, readEvents, say, showStreamRefusal, updateRawJson } from './tool.js';
+import { errorAlert, readEvents, say, showStreamRefusal, unknown, updateRawJson } from './tool.js';
 
 /**
  * Reads the probe's stream into its page (`run` is what startTool gives the page). Every event goes
@@ -35,4 +35,10 @@ export async function followStream(run, { what, api, events, outcome, measured, 
     say(status, '');
   }
   return true;
+}
+
+/** What a hop row names: its host name, or why there is none. */
+export function hopName(hop) {
+  if (hop.ip === null) return unknown('no answer');
+  return hop.hostname && hop.hostname !== hop.ip ? hop.hostname : unknown('no name');
 }

@@ -2,7 +2,7 @@
 // when the trace is done, one POST /api/v1/batch with the hops' addresses adds each hop's country
 // and network. Should that call fail, the columns say "unknown": the hops themselves stand.
 
-import { followStream } from './stream-tool.js';
+import { followStream, hopName } from './stream-tool.js';
 import {
   apiCallCard,
   apiErrorText,
@@ -31,11 +31,7 @@ const HEADINGS = [
 
 function hopRow(event) {
   const silent = event.ip === null;
-  const name = silent
-    ? unknown('no answer')
-    : event.hostname && event.hostname !== event.ip
-      ? event.hostname
-      : unknown('no name');
+  const name = hopName(event);
   return h(
     'tr',
     { 'data-hop': event.hop, 'data-ip': event.ip ?? '', class: silent ? null : 'pending' },
