@@ -4,7 +4,7 @@ import { apiErrors } from '../http/errors.ts';
 import { RATE_LIMITED } from '../http/route-config.ts';
 import { CALLER_SPECIFIC_CACHE_CONTROL } from '../http/schemas.ts';
 import { describeIp } from '../ipinfo/answers/describe-ip.ts';
-import { type IpInfo, snapshotOf } from '../ipinfo/answers/ip-answers.ts';
+import { snapshotOf } from '../ipinfo/answers/ip-answers.ts';
 import { creditData } from '../ipinfo/attribution.ts';
 import { parseIpParameter } from '../ipinfo/ip-param.ts';
 import { selectedFields } from '../ipinfo/json-answer.ts';
@@ -36,25 +36,17 @@ export const textPlugin: FastifyPluginAsyncTypebox<TextPluginOptions> = async (a
     app.get(
       `/${path}`,
       { schema: textValueRouteSchema(path), config: free ? FREE_CONFIG : TEXT_CONFIG },
-      (request, reply) => {
+      async (request, reply) => {
         const asked = askedAddress(request.query.ip, request.clientIp, reply);
         if (asked === undefined) return reply;
         // The address itself needs no data: nothing is looked up for it.
         if (free) return reply.send(`${asked}\n`);
-        const data = snapshotOf(ip.store);
-        const answerWith = (loaded: Awaited<typeof data>): IpInfo | Promise<IpInfo> => {
-          creditData(reply, loaded);
-          // Only /hostname waits for the reverse name (and shares /api/v1/json's cache for it).
-          if (path !== 'hostname') return describeIp(asked, loaded);
-          const complete = ip.answers.complete(asked, loaded);
-          return complete instanceof Promise ? complete.then((made) => made.answer) : complete.answer;
-        };
-        const send = (answer: IpInfo) => {
-          const { found, line } = textLine(path, answer);
-          return reply.code(found ? 200 : 404).send(line);
-        };
-        const answer = data instanceof Promise ? data.then(answerWith) : answerWith(data);
-        return answer instanceof Promise ? answer.then(send) : send(answer);
+        const data = await snapshotOf(ip.store);
+        creditData(reply, data);
+        // Only /hostname waits for the reverse name (and shares /api/v1/json's cache for it).
+        const answer = path === 'hostname' ? (await ip.answers.complete(asked, data)).answer : describeIp(asked, data);
+        const { found, line } = textLine(path, answer);
+        return reply.code(found ? 200 : 404).send(line);
       },
     );
   }
