@@ -1,6 +1,6 @@
 /**
- * Every setting the service reads is declared once as a ConfigVariable. The README's configuration
- * table is generated from the declarations and checked by a test, so none goes undocumented.
+ * Every setting the service reads is declared once as a ConfigVariable. The configuration
+ * table (docs/configuration.md) is generated from the declarations and checked by a test, so none goes undocumented.
  */
 export interface ConfigVariable<T> {
   readonly name: string;

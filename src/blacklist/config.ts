@@ -4,7 +4,7 @@ import { DEFAULT_DNSBLS, type Dnsbl, parseDnsblZones } from './lists.ts';
 export const blacklistConfigVariables = {
   dnsblZones: {
     name: 'DNSBL_ZONES',
-    defaultText: 'the eight lists in the README',
+    defaultText: 'the eight lists /docs names under blacklist',
     description:
       'The lists `/api/v1/blacklist` checks, as `name=zone,...` (replaces the default set), e.g. a Spamhaus DQS zone `Spamhaus ZEN=<key>.zen.dq.spamhaus.net` (shown as `[key].zen.dq.spamhaus.net`).',
     parse: (raw: string | undefined): readonly Dnsbl[] => (raw === undefined ? DEFAULT_DNSBLS : parseDnsblZones(raw)),

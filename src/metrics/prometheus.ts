@@ -3,7 +3,7 @@ import { PROBE_TOOLS } from '../probes/tools.ts';
 import type { CacheName, DataSourceFacts, Metrics, Upstream } from './metrics.ts';
 import { CounterFamily, HistogramFamily } from './series.ts';
 
-/** The families dashboards and alerts rely on (README, "Metrics"); renaming one breaks them. */
+/** The families dashboards and alerts rely on (docs/metrics.md); renaming one breaks them. */
 export interface PrometheusMetrics {
   readonly registry: Registry;
   readonly metrics: Metrics;

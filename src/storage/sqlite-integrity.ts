@@ -23,7 +23,7 @@ export function isCorruption(error: unknown): boolean {
 
 export function corruptDatabaseError(file: string, detail: string): Error {
   return new Error(
-    `the account database ${file} is damaged (${detail}); restore it from a backup (README: Storage and administration), or move it away to start with no accounts`,
+    `the account database ${file} is damaged (${detail}); restore it from a backup (docs/deployment.md, "The account database and backups"), or move it away to start with no accounts`,
   );
 }
 

@@ -4,7 +4,7 @@
  * organisation quoted CSV-style when it holds a comma or a quote.
  *
  * The package's README warns that its npm builds have data bugs. Checked on 2.3.2026061719 (see
- * README "Data"): the rows are sorted and well-formed, every ASN has one organisation name, but
+ * docs/data.md): the rows are sorted and well-formed, every ASN has one organisation name, but
  * one IPv4 row overlaps its predecessor (AS749 214.94.0.0-215.0.255.255 and AS721 from
  * 215.0.0.0). So the parser does not trust the file: rows are sorted, malformed rows are skipped
  * and counted, and a row that starts inside the previous one is clipped to begin after it (the

@@ -108,7 +108,7 @@ const sha256 = (data: Uint8Array) => createHash('sha256').update(data).digest('h
  * The cache file's bytes when its checksum file vouches for them; otherwise the bytes `build` makes,
  * written with their checksum (each file atomically, the checksum last: a crash between the two
  * leaves a file whose checksum is missing or old, which the next start rebuilds). The whole file is
- * hashed at every load (about 0.1 s for the City database, see README "Data"): a damaged cache
+ * hashed at every load (about 0.1 s for the City database, see docs/data.md): a damaged cache
  * of the same size once served 12,661 wrong ASN answers out of 13,895 while /readyz said ready.
  */
 async function cached(

@@ -12,7 +12,7 @@ export interface TracerouteOptions {
   queries?: number;
   /**
    * `udp` (default): traceroute's default method, UDP datagrams to rising high ports, unprivileged.
-   * `icmp`: echo requests (-I). `tcp`: SYNs to `port` (-T -p PORT). Both need raw sockets (see README).
+   * `icmp`: echo requests (-I). `tcp`: SYNs to `port` (-T -p PORT). Both need raw sockets (docs/deployment.md).
    */
   protocol?: TracerouteProtocol;
   /** Destination port of `tcp` (traceroute -p), 1-65535. Default 80, traceroute's own. */
