@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis } from 'ioredis';
 import { createCircuitBreaker } from '../../src/limits/circuit-breaker.ts';
 import { createRedisClient } from '../../src/scale/redis.ts';
 import { createRedisOwnerChanges } from '../../src/scale/redis-owner-changes.ts';
 import { buildTestApp } from '../support/app.ts';
-import { redisSkipReason, startRedis, type TestRedis } from '../support/redis-server.ts';
+import { redisForSuite, redisSkipReason } from '../support/redis-server.ts';
 
 if (redisSkipReason) console.log(`# Redis breaker tests skipped: ${redisSkipReason}`);
 
@@ -56,22 +55,11 @@ describe('the circuit breaker', () => {
 });
 
 describe('a hung Redis (SIGSTOP)', { skip: redisSkipReason, timeout: 60_000 }, () => {
-  let redis: TestRedis;
-  let client: Redis;
-  before(async () => {
-    redis = await startRedis();
-    client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
-    client.on('error', () => {});
-  });
-  after(async () => {
-    redis?.thaw();
-    client?.disconnect();
-    await redis?.stop();
-  });
+  const suite = redisForSuite();
 
   it('costs the command time-out only for the first requests; then they answer at once, /readyz says degraded, and counting returns to Redis after SIGCONT', async () => {
-    await client.flushall();
-    const app = await buildTestApp({ REDIS_URL: redis.url, RATE_LIMITS: 'public=1000/10000' });
+    await suite.client.flushall();
+    const app = await buildTestApp({ REDIS_URL: suite.redis.url, RATE_LIMITS: 'public=1000/10000' });
     const remoteAddress = '192.0.2.9';
     const call = async () => {
       const started = performance.now();
@@ -79,14 +67,14 @@ describe('a hung Redis (SIGSTOP)', { skip: redisSkipReason, timeout: 60_000 }, (
       return { status: response.statusCode, ms: performance.now() - started };
     };
     const counted = async () => {
-      const [key] = await client.keys('netinfo:rl:hourly:*');
-      return key === undefined ? 0 : Number(await client.get(key));
+      const [key] = await suite.client.keys('netinfo:rl:hourly:*');
+      return key === undefined ? 0 : Number(await suite.client.get(key));
     };
     try {
       assert.equal((await call()).status, 200);
       assert.equal(await counted(), 1);
 
-      redis.freeze();
+      suite.redis.freeze();
       try {
         // The first few wait for the command time-out (500 ms) and open the breaker.
         for (let i = 0; i < 3; i++) assert.equal((await call()).status, 200);
@@ -103,7 +91,7 @@ describe('a hung Redis (SIGSTOP)', { skip: redisSkipReason, timeout: 60_000 }, (
         assert.equal(ready.checks.redis.state, 'degraded');
         assert.match(ready.checks.redis.detail, /not answering in time/);
       } finally {
-        redis.thaw();
+        suite.redis.thaw();
       }
 
       // The background probe finds Redis again; counts land there again.
@@ -123,7 +111,7 @@ describe('a hung Redis (SIGSTOP)', { skip: redisSkipReason, timeout: 60_000 }, (
   });
 
   it('the key-owner version behind the same breaker: unread (null) at once while open, read again after SIGCONT', async () => {
-    const service = createRedisClient(redis.url);
+    const service = createRedisClient(suite.redis.url);
     service.on('error', () => {});
     await new Promise((resolve) => service.once('ready', resolve));
     const breaker = createCircuitBreaker({ probe: () => service.ping(), probeEveryMs: 100 });
@@ -131,7 +119,7 @@ describe('a hung Redis (SIGSTOP)', { skip: redisSkipReason, timeout: 60_000 }, (
     try {
       await changes.announce();
       assert.equal(typeof (await changes.version()), 'string');
-      redis.freeze();
+      suite.redis.freeze();
       try {
         for (let i = 0; i < 3; i++) assert.equal(await changes.version(), null);
         assert.equal(breaker.open, true);
@@ -139,7 +127,7 @@ describe('a hung Redis (SIGSTOP)', { skip: redisSkipReason, timeout: 60_000 }, (
         for (let i = 0; i < 20; i++) assert.equal(await changes.version(), null);
         assert.ok(performance.now() - started < 100, 'twenty reads without waiting for Redis');
       } finally {
-        redis.thaw();
+        suite.redis.thaw();
       }
       for (let i = 0; i < 50 && breaker.open; i++) await sleep(100);
       assert.equal(typeof (await changes.version()), 'string');

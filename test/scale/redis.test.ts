@@ -4,50 +4,37 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis } from 'ioredis';
 import { createRedisTtlCache } from '../../src/cache/redis-ttl-cache.ts';
 import { createDnsCacheOver, type StoredAnswer } from '../../src/dns/cache.ts';
 import { createRedisRateLimitStore } from '../../src/limits/redis-store.ts';
 import { buildTestApp, manualClock } from '../support/app.ts';
 import { NO_DOWNLOADS_ENV } from '../support/no-downloads.ts';
-import { redisSkipReason, startRedis, type TestRedis } from '../support/redis-server.ts';
+import { redisForSuite, redisSkipReason } from '../support/redis-server.ts';
 import { startServiceProcess } from '../support/service-process.ts';
 import { serviceArguments } from '../support/start-command.ts';
 
 if (redisSkipReason) console.log(`# Redis tests skipped: ${redisSkipReason}`);
 
 describe('with Redis (REDIS_URL)', { skip: redisSkipReason, timeout: 90_000 }, () => {
-  let redis: TestRedis;
-  let client: Redis;
-  before(async () => {
-    redis = await startRedis();
-    // Fail fast rather than queue while the outage test has the server stopped.
-    client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
-    // The outage test stops the server under this client too; its reconnect errors are expected.
-    client.on('error', () => {});
-  });
-  after(async () => {
-    client?.disconnect();
-    await redis?.stop();
-  });
+  const suite = redisForSuite();
 
   it('the store increments all counters or none, and sets each window to expire', async () => {
-    const store = createRedisRateLimitStore(client, 'unit:');
+    const store = createRedisRateLimitStore(suite.client, 'unit:');
     const expiresAt = Date.now() + 60_000;
     const a = { window: 'w1', subject: 's', limit: 1, expiresAt };
     const b = { window: 'w2', subject: 's', limit: 5, expiresAt };
     assert.deepEqual(await store.consume([a, b]), { allowed: true, counts: [1, 1] });
     assert.deepEqual(await store.consume([a, b]), { allowed: false, counts: [1, 1] });
     // b had room, but the refused call left it alone.
-    assert.equal(await client.get('unit:w2:s'), '1');
-    const ttl = await client.pttl('unit:w2:s');
+    assert.equal(await suite.client.get('unit:w2:s'), '1');
+    const ttl = await suite.client.pttl('unit:w2:s');
     assert.ok(ttl > 50_000 && ttl <= 60_000, `pttl ${ttl}`);
   });
 
   it('a batch adds its amount to every counter or to none, exactly up to the limit', async () => {
-    const store = createRedisRateLimitStore(client, 'amount:');
+    const store = createRedisRateLimitStore(suite.client, 'amount:');
     const expiresAt = Date.now() + 60_000;
     const hourly = { window: 'h', subject: 's', limit: 10, expiresAt };
     const daily = { window: 'd', subject: 's', limit: 100, expiresAt };
@@ -55,13 +42,13 @@ describe('with Redis (REDIS_URL)', { skip: redisSkipReason, timeout: 90_000 }, (
     assert.deepEqual(await store.consume([hourly, daily], 8), { allowed: false, counts: [3, 3] });
     assert.deepEqual(await store.consume([hourly, daily], 7), { allowed: true, counts: [10, 10] });
     assert.deepEqual(await store.consume([hourly, daily]), { allowed: false, counts: [10, 10] });
-    const ttl = await client.pttl('amount:d:s');
+    const ttl = await suite.client.pttl('amount:d:s');
     assert.ok(ttl > 50_000 && ttl <= 60_000, `a counter created by a batch expires too (pttl ${ttl})`);
   });
 
   it('two service processes sharing one Redis give exactly 100 successes and 50 429s for one client', async () => {
-    await client.flushall();
-    const services = await Promise.all([1, 2].map(() => startServiceProcess({ REDIS_URL: redis.url })));
+    await suite.client.flushall();
+    const services = await Promise.all([1, 2].map(() => startServiceProcess({ REDIS_URL: suite.redis.url })));
     try {
       const statuses: number[] = [];
       const remaining: number[] = [];
@@ -87,8 +74,12 @@ describe('with Redis (REDIS_URL)', { skip: redisSkipReason, timeout: 90_000 }, (
   });
 
   it('WORKERS=2 shares the port and the limit', async () => {
-    await client.flushall();
-    const service = await startServiceProcess({ REDIS_URL: redis.url, WORKERS: '2', RATE_LIMITS: 'public=20/100' });
+    await suite.client.flushall();
+    const service = await startServiceProcess({
+      REDIS_URL: suite.redis.url,
+      WORKERS: '2',
+      RATE_LIMITS: 'public=20/100',
+    });
     try {
       const statuses: number[] = [];
       const processes = new Set<string>();
@@ -117,7 +108,7 @@ describe('with Redis (REDIS_URL)', { skip: redisSkipReason, timeout: 90_000 }, (
         ...process.env,
         ...NO_DOWNLOADS_ENV,
         WORKERS: '2',
-        REDIS_URL: redis.url,
+        REDIS_URL: suite.redis.url,
         HOST: '127.0.0.1',
         PORT: '0',
         DATA_DIR: dataDir,
@@ -192,7 +183,7 @@ describe('with Redis (REDIS_URL)', { skip: redisSkipReason, timeout: 90_000 }, (
           ...process.env,
           ...NO_DOWNLOADS_ENV,
           WORKERS: '2',
-          REDIS_URL: redis.url,
+          REDIS_URL: suite.redis.url,
           HOST: '203.0.113.254',
           PORT: '0',
           DATA_DIR: dataDir,
@@ -216,7 +207,7 @@ describe('with Redis (REDIS_URL)', { skip: redisSkipReason, timeout: 90_000 }, (
   });
 
   it('WORKERS=2: a SIGTERM just after a worker died stops everything; no worker is started again', async () => {
-    const service = await startServiceProcess({ REDIS_URL: redis.url, WORKERS: '2', SHUTDOWN_GRACE_MS: '3000' });
+    const service = await startServiceProcess({ REDIS_URL: suite.redis.url, WORKERS: '2', SHUTDOWN_GRACE_MS: '3000' });
     const workers = () =>
       spawnSync('ps', ['--ppid', String(service.child.pid), '-o', 'pid='], { encoding: 'utf8' })
         .stdout.split('\n')
@@ -251,14 +242,14 @@ describe('with Redis (REDIS_URL)', { skip: redisSkipReason, timeout: 90_000 }, (
   });
 
   it('keeps serving through a Redis outage, reports degraded, and shares limits again once it is back', async () => {
-    await client.flushall();
-    const app = await buildTestApp({ REDIS_URL: redis.url, RATE_LIMITS: 'public=1000/10000' });
+    await suite.client.flushall();
+    const app = await buildTestApp({ REDIS_URL: suite.redis.url, RATE_LIMITS: 'public=1000/10000' });
     try {
       const redisState = async () => (await app.inject({ url: '/readyz' })).json().checks.redis.state;
       assert.equal(await redisState(), 'ready');
       assert.equal((await app.inject({ url: '/api/v1/ipv6', remoteAddress: '192.0.2.7' })).statusCode, 200);
 
-      await redis.stop();
+      await suite.redis.stop();
       for (let i = 0; i < 20; i++) {
         const response = await app.inject({ url: '/api/v1/ipv6', remoteAddress: '192.0.2.7' });
         assert.equal(response.statusCode, 200, `request ${i} during the outage`);
@@ -271,13 +262,13 @@ describe('with Redis (REDIS_URL)', { skip: redisSkipReason, timeout: 90_000 }, (
       assert.equal(degraded.checks.redis.state, 'degraded');
       assert.equal((await app.inject({ url: '/api/v1/ipv6', remoteAddress: '192.0.2.7' })).statusCode, 200);
 
-      await redis.start();
+      await suite.redis.start();
       for (let i = 0; i < 50 && (await redisState()) !== 'ready'; i++) await sleep(100);
       assert.equal(await redisState(), 'ready');
       const response = await app.inject({ url: '/api/v1/ipv6', remoteAddress: '192.0.2.7' });
       assert.equal(response.statusCode, 200);
       // Counting is in Redis again (the restarted server started empty: this is its first count).
-      const keys = await client.keys('netinfo:rl:hourly:*');
+      const keys = await suite.client.keys('netinfo:rl:hourly:*');
       assert.equal(keys.length, 1);
     } finally {
       await app.close();
@@ -285,21 +276,21 @@ describe('with Redis (REDIS_URL)', { skip: redisSkipReason, timeout: 90_000 }, (
   });
 
   it('a Redis that hangs (connection up, no answers) is reported degraded too, and ready once it answers', async () => {
-    await client.flushall();
-    const app = await buildTestApp({ REDIS_URL: redis.url, RATE_LIMITS: 'public=1000/10000' });
+    await suite.client.flushall();
+    const app = await buildTestApp({ REDIS_URL: suite.redis.url, RATE_LIMITS: 'public=1000/10000' });
     try {
       const readiness = async () => (await app.inject({ url: '/readyz' })).json().checks.redis;
       const call = () => app.inject({ url: '/api/v1/ipv6', remoteAddress: '192.0.2.8' });
       assert.equal((await call()).statusCode, 200);
       assert.equal((await readiness()).state, 'ready');
-      redis.freeze();
+      suite.redis.freeze();
       try {
         assert.equal((await call()).statusCode, 200, 'served after the command time-out');
         const hung = await readiness();
         assert.equal(hung.state, 'degraded');
         assert.match(hung.detail, /not answering in time/);
       } finally {
-        redis.thaw();
+        suite.redis.thaw();
       }
       assert.equal((await call()).statusCode, 200);
       assert.equal((await readiness()).state, 'ready');
@@ -310,13 +301,13 @@ describe('with Redis (REDIS_URL)', { skip: redisSkipReason, timeout: 90_000 }, (
 
   it('the shared DNS cache counts TTLs down across instances', async () => {
     const clock = manualClock('2026-01-01T00:00:00Z');
-    const writer = createDnsCacheOver(createRedisTtlCache<StoredAnswer>(client, 'dns-test'), { now: clock.now });
-    const reader = createDnsCacheOver(createRedisTtlCache<StoredAnswer>(client, 'dns-test'), { now: clock.now });
+    const writer = createDnsCacheOver(createRedisTtlCache<StoredAnswer>(suite.client, 'dns-test'), { now: clock.now });
+    const reader = createDnsCacheOver(createRedisTtlCache<StoredAnswer>(suite.client, 'dns-test'), { now: clock.now });
     const record = { name: 'example.test', type: 'A' as const, ttl: 300, class: 'IN', data: '192.0.2.1' };
     await writer.set('example.test|A', { rcode: 'NOERROR', answers: [record], authority: [], server: 'x' });
     clock.advance(42_000);
     assert.equal((await reader.get('example.test|A'))?.answers[0]?.ttl, 258);
-    const pttl = await client.pttl('netinfo:cache:dns-test:example.test|A');
+    const pttl = await suite.client.pttl('netinfo:cache:dns-test:example.test|A');
     assert.ok(pttl > 290_000 && pttl <= 300_000);
   });
 });

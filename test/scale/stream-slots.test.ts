@@ -2,7 +2,7 @@
 // as leases that their instance renews, so the slots of a crashed instance come back.
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import type { AppDeps } from '../../src/app.ts';
@@ -10,7 +10,7 @@ import { createRedisStreamSlots } from '../../src/probes/stream/redis-slots.ts';
 import type { SlotGrant, SlotRefusal } from '../../src/probes/stream/slots.ts';
 import { buildTestApp } from '../support/app.ts';
 import { createFakeSpawner } from '../support/fake-spawner.ts';
-import { redisSkipReason, startRedis, type TestRedis } from '../support/redis-server.ts';
+import { redisForSuite, redisSkipReason } from '../support/redis-server.ts';
 import { startServiceProcess } from '../support/service-process.ts';
 import { type OpenedStream, openStream, readJson } from '../support/sse-client.ts';
 
@@ -25,22 +25,11 @@ async function waitFor(condition: () => boolean | Promise<boolean>, ms = 5000) {
 }
 
 describe('stream caps across instances (REDIS_URL)', { skip: redisSkipReason, timeout: 120_000 }, () => {
-  let redis: TestRedis;
-  let client: Redis;
-  before(async () => {
-    redis = await startRedis();
-    client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
-    // The outage test stops the server under this client too.
-    client.on('error', () => {});
-  });
-  after(async () => {
-    client?.disconnect();
-    await redis?.stop();
-  });
+  const suite = redisForSuite();
 
   /** Slots on their own connection, as one instance has them. */
   function instanceSlots(limits: { maxConcurrent: number; maxPerClient: number; leaseMs: number }) {
-    const connection = new Redis(redis.url, { maxRetriesPerRequest: 0 });
+    const connection = new Redis(suite.redis.url, { maxRetriesPerRequest: 0 });
     connection.on('error', () => {});
     const errors: Error[] = [];
     const slots = createRedisStreamSlots(connection, {
@@ -52,7 +41,7 @@ describe('stream caps across instances (REDIS_URL)', { skip: redisSkipReason, ti
   }
 
   it('two instances together grant exactly the global cap and the per-client cap; release frees a slot', async () => {
-    await client.flushall();
+    await suite.client.flushall();
     const limits = { maxConcurrent: 3, maxPerClient: 2, leaseMs: 15_000 };
     const a = instanceSlots(limits);
     const b = instanceSlots(limits);
@@ -77,7 +66,7 @@ describe('stream caps across instances (REDIS_URL)', { skip: redisSkipReason, ti
         assert.deepEqual({ ...refusal, freeByMs: 0 }, { ok: false, scope: 'server', limit: 3, freeByMs: 0 });
       x2.release();
       x2.release(); // idempotent
-      await waitFor(async () => (await client.zcard('netinfo:streams:all')) === 2);
+      await waitFor(async () => (await suite.client.zcard('netinfo:streams:all')) === 2);
       assert.ok((await a.slots.acquire('ip:192.0.2.3', holdUntil)).ok);
       assert.equal((await b.slots.acquire('ip:192.0.2.4', holdUntil)).ok, false);
       assert.equal(a.errors.length + b.errors.length, 0);
@@ -88,7 +77,7 @@ describe('stream caps across instances (REDIS_URL)', { skip: redisSkipReason, ti
   });
 
   it('a lease is renewed while its stream runs longer than the lease; one no longer renewed expires', async () => {
-    await client.flushall();
+    await suite.client.flushall();
     const limits = { maxConcurrent: 1, maxPerClient: 1, leaseMs: 300 };
     const a = instanceSlots(limits);
     const b = instanceSlots(limits);
@@ -111,7 +100,7 @@ describe('stream caps across instances (REDIS_URL)', { skip: redisSkipReason, ti
 
   async function listeningApp(env: Record<string, string>, deps: AppDeps) {
     const app = await buildTestApp(
-      { REDIS_URL: redis.url, ALLOW_PRIVATE_TARGETS: 'true', TRUST_PROXY: 'loopback', ...env },
+      { REDIS_URL: suite.redis.url, ALLOW_PRIVATE_TARGETS: 'true', TRUST_PROXY: 'loopback', ...env },
       deps,
     );
     await app.listen({ host: '127.0.0.1', port: 0 });
@@ -120,7 +109,7 @@ describe('stream caps across instances (REDIS_URL)', { skip: redisSkipReason, ti
   const from = (ip: string) => ({ 'x-forwarded-for': ip });
 
   it('two apps on one Redis admit exactly STREAM_MAX_CONCURRENT streams together, and the per-client cap across them', async () => {
-    await client.flushall();
+    await suite.client.flushall();
     const fake = createFakeSpawner(); // children run until the test ends them
     const env = { STREAM_MAX_CONCURRENT: '4', STREAM_MAX_PER_CLIENT: '2' };
     const one = await listeningApp(env, { spawner: fake.spawner });
@@ -164,7 +153,7 @@ describe('stream caps across instances (REDIS_URL)', { skip: redisSkipReason, ti
       assert.equal(one.app.server.listening && fake.children.filter((child) => !child.exited).length, 4);
       // One ends: exactly one slot is free, on either app.
       streams[0]?.abort();
-      await waitFor(async () => (await client.zcard('netinfo:streams:all')) === 3);
+      await waitFor(async () => (await suite.client.zcard('netinfo:streams:all')) === 3);
       const next = await openStream(url(two.base), from('192.0.2.30'));
       assert.equal(next.status, 200);
       await next.nth(1);
@@ -178,7 +167,7 @@ describe('stream caps across instances (REDIS_URL)', { skip: redisSkipReason, ti
   });
 
   it('Redis stopped: per-process caps and degraded in /readyz; shared again once it is back', async () => {
-    await client.flushall();
+    await suite.client.flushall();
     const fake = createFakeSpawner();
     const env = { STREAM_MAX_CONCURRENT: '1', STREAM_MAX_PER_CLIENT: '5' };
     const one = await listeningApp(env, { spawner: fake.spawner });
@@ -195,7 +184,7 @@ describe('stream caps across instances (REDIS_URL)', { skip: redisSkipReason, ti
     const readiness = async () => (await one.app.inject({ url: '/readyz' })).json();
     try {
       assert.equal((await readiness()).checks.redis.state, 'ready');
-      await redis.stop();
+      await suite.redis.stop();
       await waitFor(async () => (await readiness()).checks.redis.state === 'degraded');
       // Each process counts its own: one stream each, the next refused by its own cap.
       assert.equal(await open(one.base, '192.0.2.1'), 200);
@@ -206,13 +195,13 @@ describe('stream caps across instances (REDIS_URL)', { skip: redisSkipReason, ti
       assert.equal(degraded.state, 'degraded');
       assert.match(degraded.detail, /limits per process/);
 
-      await redis.start();
+      await suite.redis.start();
       await waitFor(async () => (await readiness()).checks.redis.state === 'ready', 10_000);
       for (const stream of streams.splice(0)) stream.abort();
       await waitFor(() => fake.children.every((child) => child.exited));
       // Shared again: the one slot taken through one app is the one slot of both.
       assert.equal(await open(one.base, '192.0.2.5'), 200);
-      assert.equal(await client.zcard('netinfo:streams:all'), 1);
+      assert.equal(await suite.client.zcard('netinfo:streams:all'), 1);
       assert.equal(await open(two.base, '192.0.2.6'), 429);
     } finally {
       for (const stream of streams) stream.abort();
@@ -222,10 +211,10 @@ describe('stream caps across instances (REDIS_URL)', { skip: redisSkipReason, ti
   });
 
   it('two service processes share the cap; kill -9 one holding slots and they come back within the lease', async () => {
-    await client.flushall();
+    await suite.client.flushall();
     const leaseSeconds = 1;
     const env = {
-      REDIS_URL: redis.url,
+      REDIS_URL: suite.redis.url,
       ALLOW_PRIVATE_TARGETS: 'true',
       STREAM_MAX_CONCURRENT: '3',
       STREAM_MAX_PER_CLIENT: '10',

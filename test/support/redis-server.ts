@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { after, before } from 'node:test';
+import { Redis } from 'ioredis';
 import { findCommand } from '../../scripts/system-packages.ts';
 import { freePort } from './free-port.ts';
 
@@ -64,4 +66,24 @@ export async function startRedis(): Promise<TestRedis> {
     freeze: () => child?.kill('SIGSTOP'),
     thaw: () => child?.kill('SIGCONT'),
   };
+}
+
+/**
+ * A Redis server and a client of it for one `describe`, started before its tests and stopped after.
+ * The client fails fast rather than queue while a test has the server stopped or frozen, and its
+ * reconnect errors then are expected.
+ */
+export function redisForSuite(): { readonly redis: TestRedis; readonly client: Redis } {
+  const suite = {} as { redis: TestRedis; client: Redis };
+  before(async () => {
+    suite.redis = await startRedis();
+    suite.client = new Redis(suite.redis.url, { maxRetriesPerRequest: 1 });
+    suite.client.on('error', () => {});
+  });
+  after(async () => {
+    suite.redis?.thaw();
+    suite.client?.disconnect();
+    await suite.redis?.stop();
+  });
+  return suite;
 }
