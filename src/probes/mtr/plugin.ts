@@ -1,16 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { handleProbeRequest, type ProbeRouteDeps } from '../stream/probe-route.ts';
+import { handleProbeRequest } from '../stream/probe-route.ts';
 import { probeParameterHints, streamRouteConfig } from '../stream/schemas.ts';
 import { createHostnameLookup } from '../traceroute/hostnames.ts';
+import type { TraceroutePluginOptions } from '../traceroute/plugin.ts';
 import { MTR_DEFAULT_COUNT, MTR_MAX_COUNT, MTR_MIN_COUNT, mtrRouteSchema } from './schema.ts';
 import { createMtrSession } from './session.ts';
 import { MTR_TOOL } from './tool.ts';
 
-export interface MtrPluginOptions {
-  probes: ProbeRouteDeps;
-  /** TRACEROUTE_HOSTNAME_WAIT_MS, which MTR shares. */
-  hostnameWaitMs: number;
-}
+/** The same as traceroute's: MTR shares its deps and TRACEROUTE_HOSTNAME_WAIT_MS. */
+export type MtrPluginOptions = TraceroutePluginOptions;
 
 export const mtrPlugin: FastifyPluginAsyncTypebox<MtrPluginOptions> = async (app, options) => {
   const { probes } = options;
