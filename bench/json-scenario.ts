@@ -9,10 +9,10 @@ import { formatServer } from '../src/dns/servers.ts';
 import { ipDataPaths } from '../src/ipinfo/data/data-files.ts';
 import { embeddedAsnRanges, embeddedCityDatabase } from '../src/ipinfo/data/embedded-data.ts';
 import { runDataUpdate } from '../src/ipinfo/updater/run-update.ts';
-import { classifySpecialAddress } from '../src/net/special-addresses.ts';
 import { startFakeDnsServer } from '../test/support/fake-dns-server.ts';
 import { startLocalHttpServer } from '../test/support/local-http-server.ts';
 import { FEED_FILES, feedDir } from '../test/support/mmdb-fixtures.ts';
+import { publicAddresses } from '../test/support/public-addresses.ts';
 import type { ScenarioSetup } from './scenario-setup.ts';
 
 const CLIENTS = 1000;
@@ -22,24 +22,6 @@ const CLIENTS = 1000;
  */
 const ACCEPT_ENCODING = process.env.BENCH_ACCEPT_ENCODING;
 const DATA_DIR = '.tmp/bench-data';
-
-/** Distinct public IPv4 addresses spread over the whole space (a fixed seed: the same every run). */
-function publicAddresses(count: number): string[] {
-  let state = 0x9e3779b9;
-  const next = () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return state >>> 0;
-  };
-  const found = new Set<string>();
-  while (found.size < count) {
-    const value = next();
-    const ip = `${value >>> 24}.${(value >>> 16) & 255}.${(value >>> 8) & 255}.${value & 255}`;
-    if (classifySpecialAddress(ip) === null) found.add(ip);
-  }
-  return [...found];
-}
 
 async function installFeeds(): Promise<string> {
   if (!existsSync(feedDir)) return 'no feed snapshots (../shared/fixtures/feeds absent): City and ASN data only';

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { rootAnswerKind } from './user-agent.ts';
 
 // A route states what it is and the cross-cutting hook decides from the matched route, never from
 // the raw URL.
@@ -40,9 +41,9 @@ export function acceptsHtml(accept: string | undefined): boolean {
 }
 
 /**
- * One path can then be two routes (`GET /` as a page for browsers, the caller's IP as text for
- * curl), each with its own options, so the rate limiter sees from the matched route whether the
- * request is a limited text answer.
+ * One path can then be three routes (`GET /` as a page for browsers, the caller's IP as text for
+ * curl, ifconfig.co's JSON for `Accept: application/json`; user-agent.ts decides), each with its
+ * own options, so the rate limiter sees from the matched route whether the request is limited.
  */
 export function registerAnswerConstraint(app: FastifyInstance): void {
   app.addConstraintStrategy({
@@ -56,7 +57,7 @@ export function registerAnswerConstraint(app: FastifyInstance): void {
         },
       };
     },
-    deriveConstraint: (request) => (acceptsHtml(request.headers.accept) ? 'html' : 'text'),
+    deriveConstraint: (request) => rootAnswerKind(request.headers.accept, request.headers['user-agent']),
     mustMatchWhenDerived: false,
   });
 }

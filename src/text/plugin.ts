@@ -1,18 +1,25 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyContextConfig, FastifyReply } from 'fastify';
+import type { FastifyContextConfig, FastifyReply, FastifyRequest } from 'fastify';
 import { apiErrors } from '../http/errors.ts';
 import { RATE_LIMITED } from '../http/route-config.ts';
 import { CALLER_SPECIFIC_CACHE_CONTROL } from '../http/schemas.ts';
-import { describeIp } from '../ipinfo/answers/describe-ip.ts';
 import { snapshotOf } from '../ipinfo/answers/ip-answers.ts';
 import { creditData } from '../ipinfo/attribution.ts';
 import { parseIpParameter } from '../ipinfo/ip-param.ts';
-import { selectedFields } from '../ipinfo/json-answer.ts';
 import type { IpInfoServices } from '../ipinfo/services.ts';
-import { callerAddressRouteSchema, textJsonRouteSchema, textValueRouteSchema } from './schema.ts';
-import { TEXT_VALUES, type TextPath, textLine } from './text-answers.ts';
+import { echoipFacts, echoipJson } from './echoip-answer.ts';
+import {
+  callerAddressRouteSchema,
+  callerJsonRouteSchema,
+  headRouteSchema,
+  textJsonRouteSchema,
+  textValueRouteSchema,
+} from './schema.ts';
+import { TEXT_VALUES, type TextPath } from './text-answers.ts';
 
 const TEXT_TYPE = 'text/plain; charset=utf-8';
+/** ifconfig.co's exactly: scripts compare it. */
+const JSON_TYPE = 'application/json';
 
 /** The text face's errors are lines of text, not the JSON body (http/error-handler.ts). */
 const TEXT_CONFIG: FastifyContextConfig = { ...RATE_LIMITED, plainTextErrors: true };
@@ -22,17 +29,53 @@ export interface TextPluginOptions {
   ip: IpInfoServices;
 }
 
-/** ifconfig.co-compatible paths for terminals (`curl host/city`), outside /api/v1 but limited like it. */
+/** A drop-in for ifconfig.co (mpolden/echoip) for terminals and scripts, outside /api/v1 but limited like it. */
 export const textPlugin: FastifyPluginAsyncTypebox<TextPluginOptions> = async (app, { ip }) => {
   // A browser (Accept with text/html) gets the home page of src/web/site/ instead.
   app.get(
     '/',
-    { schema: callerAddressRouteSchema, constraints: { answers: 'text' }, config: FREE_CONFIG },
+    {
+      schema: callerAddressRouteSchema,
+      constraints: { answers: 'text' },
+      config: FREE_CONFIG,
+      exposeHeadRoute: false,
+    },
     (request, reply) =>
       reply.type(TEXT_TYPE).header('cache-control', CALLER_SPECIFIC_CACHE_CONTROL).send(`${request.clientIp}\n`),
   );
+  app.head('/', { schema: headRouteSchema, config: FREE_CONFIG }, (_request, reply) => reply.code(204).send());
+
+  const sendEchoipJson = async (request: FastifyRequest, reply: FastifyReply, text: string | undefined) => {
+    let asked = request.clientIp;
+    if (text !== undefined) {
+      const parsed = parseIpParameter(text);
+      if (!parsed.ok) throw apiErrors.invalidParameter('ip', parsed.reason);
+      asked = parsed.ip;
+    }
+    const data = await snapshotOf(ip.store);
+    creditData(reply, data);
+    // The reverse name is /api/v1/json's (one cache), as ifconfig.co looks it up too.
+    const { hostname } = (await ip.answers.complete(asked, data)).answer;
+    const agent = request.headers['user-agent'];
+    // Node reads header bytes as Latin-1; echoip reads them as UTF-8.
+    const userAgent = agent === undefined ? undefined : Buffer.from(agent, 'latin1').toString('utf8');
+    return reply
+      .header('content-type', JSON_TYPE)
+      .header('cache-control', CALLER_SPECIFIC_CACHE_CONTROL)
+      .send(echoipJson(echoipFacts(asked, data), userAgent, hostname));
+  };
+  app.get(
+    '/',
+    { schema: callerJsonRouteSchema, constraints: { answers: 'json' }, config: RATE_LIMITED, exposeHeadRoute: false },
+    (request, reply) => sendEchoipJson(request, reply, request.query.ip),
+  );
+  app.get('/json', { schema: textJsonRouteSchema, config: RATE_LIMITED }, (request, reply) =>
+    sendEchoipJson(request, reply, request.query.ip),
+  );
+
   for (const path of Object.keys(TEXT_VALUES) as TextPath[]) {
     const free = path === 'ip';
+    const { value } = TEXT_VALUES[path];
     app.get(
       `/${path}`,
       { schema: textValueRouteSchema(path), config: free ? FREE_CONFIG : TEXT_CONFIG },
@@ -44,20 +87,14 @@ export const textPlugin: FastifyPluginAsyncTypebox<TextPluginOptions> = async (a
         const data = await snapshotOf(ip.store);
         creditData(reply, data);
         // Only /hostname waits for the reverse name (and shares /api/v1/json's cache for it).
-        const answer = path === 'hostname' ? (await ip.answers.complete(asked, data)).answer : describeIp(asked, data);
-        const { found, line } = textLine(path, answer);
-        return reply.code(found ? 200 : 404).send(line);
+        const line =
+          value === undefined
+            ? ((await ip.answers.complete(asked, data)).answer.hostname ?? '')
+            : value(echoipFacts(asked, data));
+        return reply.send(`${line}\n`);
       },
     );
   }
-
-  app.get('/json', { schema: textJsonRouteSchema, config: RATE_LIMITED }, (request, reply) => {
-    const { ip: text, fields } = request.query;
-    if (text === undefined) return ip.sendJson(request.clientIp, undefined, selectedFields(fields), reply);
-    const asked = parseIpParameter(text);
-    if (!asked.ok) throw apiErrors.invalidParameter('ip', asked.reason);
-    return ip.sendJson(asked.ip, asked.mappedFrom, selectedFields(fields), reply);
-  });
 };
 
 /** The caller's address, or `?ip=`; undefined after answering a bad `?ip=` with a 400 line. */

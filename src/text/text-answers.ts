@@ -1,35 +1,24 @@
-import type { IpInfo } from '../ipinfo/answers/ip-answers.ts';
+import { type EchoipFacts, formatCoordinate } from './echoip-answer.ts';
 
 /**
- * The one-line values of the plain-text paths (ifconfig.co's), each read from the /json answer:
- * the same pure answer, never a second implementation. Undefined when the answer lacks it.
+ * The one-line paths: ifconfig.co's (their values as ifconfig.co prints them, from echoip-answer.ts)
+ * and netinfo's extras (`/region`, `/timezone` from the same facts, `/hostname` from /api/v1/json's
+ * answer). An unknown value is an empty line, as on ifconfig.co, so a script's variable is empty.
  */
 export const TEXT_VALUES = {
-  ip: { what: 'address', value: (a: IpInfo) => a.ip },
-  country: { what: 'country', value: (a: IpInfo) => a.location?.country },
-  'country-iso': { what: 'country code', value: (a: IpInfo) => a.location?.countryCode },
-  city: { what: 'city', value: (a: IpInfo) => a.location?.city },
-  region: { what: 'region', value: (a: IpInfo) => a.location?.region },
-  asn: { what: 'AS number', value: (a: IpInfo) => a.network?.asn },
-  'asn-org': { what: 'AS organisation', value: (a: IpInfo) => a.network?.provider },
-  hostname: { what: 'reverse DNS name', value: (a: IpInfo) => a.hostname },
-  timezone: { what: 'time zone', value: (a: IpInfo) => a.location?.timezone },
+  ip: { what: 'address', value: (facts: EchoipFacts) => facts.ip },
+  country: { what: 'country', value: (facts: EchoipFacts) => facts.country },
+  'country-iso': { what: 'country code', value: (facts: EchoipFacts) => facts.countryIso },
+  city: { what: 'city', value: (facts: EchoipFacts) => facts.city },
+  region: { what: 'region', value: (facts: EchoipFacts) => facts.regionName },
+  asn: { what: 'AS number', value: (facts: EchoipFacts) => facts.asn },
+  'asn-org': { what: 'AS organisation', value: (facts: EchoipFacts) => facts.asnOrg },
+  hostname: { what: 'reverse DNS name', value: undefined },
+  timezone: { what: 'time zone', value: (facts: EchoipFacts) => facts.timeZone },
   coordinates: {
     what: 'coordinates',
-    value: (a: IpInfo) => {
-      const { latitude, longitude } = a.location ?? {};
-      return latitude === undefined || longitude === undefined ? undefined : `${latitude},${longitude}`;
-    },
+    value: (facts: EchoipFacts) => `${formatCoordinate(facts.latitude)},${formatCoordinate(facts.longitude)}`,
   },
-} as const satisfies Record<string, { what: string; value: (answer: IpInfo) => string | undefined }>;
+} as const satisfies Record<string, { what: string; value: ((facts: EchoipFacts) => string) | undefined }>;
 
 export type TextPath = keyof typeof TEXT_VALUES;
-
-/** The one line a text path answers: the value, or (for a 404) why there is none. */
-export function textLine(path: TextPath, answer: IpInfo): { found: boolean; line: string } {
-  const { what, value } = TEXT_VALUES[path];
-  const found = value(answer);
-  if (found !== undefined) return { found: true, line: `${found}\n` };
-  const why = answer.special !== undefined && answer.security.bogon ? ` (a ${answer.special.kind} address)` : '';
-  return { found: false, line: `No ${what} is known for ${answer.ip}${why}.\n` };
-}

@@ -65,6 +65,16 @@ export interface CityAnswer {
   traits: LocationTraits;
 }
 
+/** What only the ifconfig.co face shows (src/text/echoip-answer.ts); kept out of lookupCity, the /json hot path. */
+export interface Registration {
+  /** Where the network is registered: ifconfig.co's country when the record has no `country`. */
+  registeredCountry?: string;
+  registeredCountryCode?: string;
+  inEuropeanUnion: boolean;
+  /** The US metro (DMA) code. */
+  metroCode?: number;
+}
+
 export interface LocationReader {
   readonly databaseType: string;
   /** When the database was built (its metadata), for readiness reports and update checks. */
@@ -74,6 +84,7 @@ export interface LocationReader {
   lookupLocation(ip: string): Location | undefined;
   /** The location and the traits in one tree walk. */
   lookupCity(ip: string): CityAnswer | undefined;
+  lookupRegistration(ip: string): Registration | undefined;
 }
 
 export interface AnonymityReader {
@@ -132,6 +143,18 @@ export function createLocationReader(db: Buffer): LocationReader {
     entries: query.reader.metadata.nodeCount,
     lookupCity,
     lookupLocation: (ip) => lookupCity(ip)?.location,
+    lookupRegistration(ip) {
+      const record = query.lookup(ip)?.record;
+      if (record === undefined) return undefined;
+      return {
+        ...withoutUndefined({
+          registeredCountry: record.registered_country?.names?.en,
+          registeredCountryCode: record.registered_country?.iso_code,
+          metroCode: record.location?.metro_code,
+        }),
+        inEuropeanUnion: record.country?.is_in_european_union === true,
+      };
+    },
   };
 }
 

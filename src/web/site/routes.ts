@@ -72,7 +72,8 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
   registerSiteFiles(app, assets);
 
   // Browsers only (Accept with text/html): curl and the like get the address as text (src/text/).
-  app.get('/', { ...pageRoute(), constraints: { answers: 'html' } }, async (request, reply) => {
+  // HEAD / is ifconfig.co's 204 for everyone (src/text/).
+  app.get('/', { ...pageRoute(), constraints: { answers: 'html' }, exposeHeadRoute: false }, async (request, reply) => {
     const answer = await callApi(app, request, '/api/v1/json');
     // The address is the connection's own and costs nothing: it shows whatever the API answered,
     // with the API's message where the looked-up facts would be.
