@@ -18,7 +18,7 @@ import {
 import { TEXT_VALUES, type TextPath } from './text-answers.ts';
 
 const TEXT_TYPE = 'text/plain; charset=utf-8';
-/** ifconfig.co's exactly: scripts compare it. */
+/** Fastify adds `; charset=utf-8`: the same family as ifconfig.co's bare `application/json`. */
 const JSON_TYPE = 'application/json';
 
 /** The text face's errors are lines of text, not the JSON body (http/error-handler.ts). */
@@ -40,10 +40,17 @@ export const textPlugin: FastifyPluginAsyncTypebox<TextPluginOptions> = async (a
       config: FREE_CONFIG,
       exposeHeadRoute: false,
     },
-    (request, reply) =>
-      reply.type(TEXT_TYPE).header('cache-control', CALLER_SPECIFIC_CACHE_CONTROL).send(`${request.clientIp}\n`),
+    (request, reply) => {
+      const asked = askedAddress(request.query.ip, request.clientIp, reply);
+      return asked === undefined ? reply : reply.send(`${asked}\n`);
+    },
   );
-  app.head('/', { schema: headRouteSchema, config: FREE_CONFIG }, (_request, reply) => reply.code(204).send());
+  // OpenAPI leaves HEAD routes out unless told (it names this one `checkRoot-head`).
+  app.head(
+    '/',
+    { schema: headRouteSchema, config: { ...FREE_CONFIG, swagger: { exposeHeadRoute: true } } },
+    (_request, reply) => reply.code(204).send(),
+  );
 
   const sendEchoipJson = async (request: FastifyRequest, reply: FastifyReply, text: string | undefined) => {
     let asked = request.clientIp;

@@ -63,17 +63,6 @@ const operationName = (path: TextPath) =>
     .map((part) => `${part[0]?.toUpperCase()}${part.slice(1)}`)
     .join('');
 
-export const callerAddressRouteSchema = {
-  summary: "The caller's IP address and a newline, for clients that do not ask for HTML",
-  description: `What \`curl host\` shows, as on ifconfig.co: the caller's address as one line of text, to the command-line clients ifconfig.co knows by their User-Agent (curl, Wget, HTTPie, xh, Go's client, fetch, ddclient, MikroTik) whatever their Accept, to \`Accept: text/plain\`, and (where ifconfig.co would send its HTML page) to any client whose Accept lists neither text/html nor application/json, a script without a User-Agent included. Accept listing application/json (and not text/html) gets ifconfig.co's JSON; a browser (Accept listing text/html) gets the HTML home page, which also always shows the address (with the limit's message in place of the facts when the window is spent). ${FREE_ADDRESS_RULE} ${TEXT_RULES}`,
-  operationId: 'getTextCallerIp',
-  tags: ['text'],
-  response: {
-    200: textResponse("The caller's address and a newline."),
-    400: textResponse('The query has a parameter: one line saying so.'),
-  },
-};
-
 /** `/ip` is neither looked up nor counted: no 401, 404 or 429. */
 export function textValueRouteSchema(path: TextPath) {
   const free = path === 'ip';
@@ -134,6 +123,28 @@ const echoipResponses = {
   },
 };
 
+export const callerAddressRouteSchema = {
+  summary: "The caller's IP address and a newline, for clients that do not ask for HTML",
+  description: `What \`curl host\` shows, as on ifconfig.co: the caller's address as one line of text, to the command-line clients ifconfig.co knows by their User-Agent (curl, Wget, HTTPie, xh, Go's client, fetch, ddclient, MikroTik) whatever their Accept, to \`Accept: text/plain\`, and (where ifconfig.co would send its HTML page) to any client whose Accept lists neither text/html nor application/json, a script without a User-Agent included. Accept listing application/json (and not text/html) gets ifconfig.co's JSON; a browser (Accept listing text/html) gets the HTML home page, which also always shows the address (with the limit's message in place of the facts when the window is spent). ${FREE_ADDRESS_RULE} ${TEXT_RULES}`,
+  operationId: 'getTextCallerIp',
+  tags: ['text'],
+  querystring: IpQuery,
+  response: {
+    200: {
+      description:
+        "The caller's address (or `?ip=`, as ifconfig.co echoes it) and a newline; ifconfig.co's JSON object (as /json) to a client whose Accept asks for JSON.",
+      content: { 'text/plain': { schema: { type: 'string' } }, 'application/json': { schema: EchoipObject } },
+    },
+    400: textResponse(
+      '`ip` is not an address, or the query has an unknown parameter: one line saying why (JSON for a JSON client).',
+    ),
+    429: {
+      ...textResponse('The JSON answer only (it is counted like an /api/v1 request): a limit is spent.'),
+      headers: commonErrorResponses[429].headers,
+    },
+  },
+};
+
 export const textJsonRouteSchema = {
   summary: "ifconfig.co's JSON about the caller (or about ?ip=)",
   description: `A drop-in for ifconfig.co's \`/json\`: its object, byte for byte for the same databases (test/fixtures/echoip), not netinfo's: the spec's answer stays at /api/v1/json. ${ECHOIP_JSON_FIELDS} \`?ip=\` asks about another address, as on ifconfig.co. Counted against the limits like an /api/v1 request; errors are the JSON API's.`,
@@ -143,8 +154,10 @@ export const textJsonRouteSchema = {
   response: echoipResponses,
 };
 
+/** Documented as the other face of GET / (callerAddressRouteSchema): OpenAPI has one operation per method and path. */
 export const callerJsonRouteSchema = {
   ...textJsonRouteSchema,
+  hide: true,
   summary: "ifconfig.co's JSON about the caller, for `GET /` with `Accept: application/json`",
   description: `What \`curl -H 'Accept: application/json' host\` gets, as on ifconfig.co: the same object as /json. A client is answered this when its Accept lists application/json and not text/html. ${ECHOIP_JSON_FIELDS}`,
   operationId: 'getTextCallerJson',
@@ -154,7 +167,7 @@ export const headRouteSchema = {
   summary: 'A liveness answer: 204, no body',
   description:
     '`HEAD /` answers 204 No Content, as ifconfig.co does: a cheap check that the service is up. Not counted against the limits. (/healthz and /readyz say more.)',
-  operationId: 'headRoot',
+  operationId: 'checkRoot',
   tags: ['text'],
   response: { 204: { description: 'The service is up.', type: 'null' } },
 };

@@ -11,22 +11,23 @@ const BROWSER = {
   'user-agent': 'Mozilla/5.0',
 };
 
-type Json = Record<string, Record<string, unknown> & { ip: string }>;
-/** What each text path must show, read from the /api/v1/json answer here (not through the product's table). */
-const FROM_JSON: Record<string, (a: Json[string]) => unknown> = {
+type Echo = Record<string, unknown> & { ip: string; latitude?: number; longitude?: number };
+const six = (value: number | undefined) => (value ?? 0).toFixed(6);
+/**
+ * What each text path must show, read here from the ifconfig.co object of GET /json (and the
+ * reverse name from /api/v1/json), not through the product's table: an empty string where unknown.
+ */
+const FROM_ECHO: Record<string, (a: Echo, hostname: string | undefined) => unknown> = {
   ip: (a) => a.ip,
-  country: (a) => (a.location as Record<string, unknown> | undefined)?.country,
-  'country-iso': (a) => (a.location as Record<string, unknown> | undefined)?.countryCode,
-  city: (a) => (a.location as Record<string, unknown> | undefined)?.city,
-  region: (a) => (a.location as Record<string, unknown> | undefined)?.region,
-  asn: (a) => (a.network as Record<string, unknown> | undefined)?.asn,
-  'asn-org': (a) => (a.network as Record<string, unknown> | undefined)?.provider,
-  hostname: (a) => a.hostname,
-  timezone: (a) => (a.location as Record<string, unknown> | undefined)?.timezone,
-  coordinates: (a) => {
-    const location = a.location as { latitude?: number; longitude?: number } | undefined;
-    return location?.latitude === undefined ? undefined : `${location.latitude},${location.longitude}`;
-  },
+  country: (a) => a.country,
+  'country-iso': (a) => a.country_iso,
+  city: (a) => a.city,
+  region: (a) => a.region_name,
+  asn: (a) => a.asn,
+  'asn-org': (a) => a.asn_org,
+  hostname: (_a, hostname) => hostname,
+  timezone: (a) => a.time_zone,
+  coordinates: (a) => `${six(a.latitude)},${six(a.longitude)}`,
 };
 
 describe('plain text for terminals, and GET / by Accept', { timeout: 60_000 }, () => {
@@ -73,37 +74,37 @@ describe('plain text for terminals, and GET / by Accept', { timeout: 60_000 }, (
     );
   });
 
-  it('each text path shows the /api/v1/json value as one line, about the caller or ?ip=', async () => {
+  it('each text path shows its value as one line, about the caller or ?ip=; an unknown value is an empty line', async () => {
     for (const ip of ['8.8.8.8', '81.2.69.160', '2001:4860:4860::8888']) {
-      const json = (await get('/api/v1/json', {}, ip)).json() as Json[string];
-      for (const [path, expected] of Object.entries(FROM_JSON)) {
+      const echo = (await get('/json', CURL, ip)).json() as Echo;
+      const { hostname } = (await get('/api/v1/json', {}, ip)).json() as { hostname?: string };
+      for (const [path, expected] of Object.entries(FROM_ECHO)) {
         for (const url of [`/${path}`, `/${path}?ip=${ip}`]) {
           const response = await get(url, CURL, url.includes('?') ? '9.9.9.9' : ip);
-          const value = expected(json);
           assert.equal(response.headers['content-type'], 'text/plain; charset=utf-8', url);
-          if (value === undefined) {
-            assert.equal(response.statusCode, 404, `${url}: ${response.body}`);
-            assert.match(response.body, new RegExp(`^No [a-zA-Z ]+ is known for ${ip.replaceAll('.', '\\.')}\\.\\n$`));
-          } else {
-            assert.equal(response.statusCode, 200, url);
-            assert.equal(response.body, `${value}\n`, url);
-          }
+          assert.equal(response.statusCode, 200, url);
+          assert.equal(response.body, `${expected(echo, hostname) ?? ''}\n`, url);
         }
       }
     }
     assert.equal((await get('/hostname', CURL)).body, 'dns.google\n', 'through the resolver');
     assert.equal((await get('/asn', CURL)).body, 'AS15169\n');
+    assert.equal((await get('/city', CURL)).body, '\n', 'no city for 8.8.8.8 in the test database');
     assert.equal(
       (await get('/coordinates?ip=::ffff:8.8.8.8', CURL)).body,
-      '37.751,-97.822\n',
-      'mapped: the IPv4 address',
+      '37.751000,-97.822000\n',
+      'mapped: the IPv4 address, six decimals as ifconfig.co prints them',
     );
+    assert.equal((await get('/?ip=::ffff:8.8.8.8', CURL)).body, '8.8.8.8\n', 'GET / echoes ?ip= as ifconfig.co does');
   });
 
-  it('a private address: 404 lines that say why', async () => {
-    const response = await get('/city?ip=192.168.1.1', CURL);
-    assert.equal(response.statusCode, 404);
-    assert.equal(response.body, 'No city is known for 192.168.1.1 (a private address).\n');
+  it('a private address: empty lines, coordinates 0.000000,0.000000 (ifconfig.co prints them so)', async () => {
+    for (const path of ['/city', '/country', '/asn', '/region', '/timezone', '/hostname']) {
+      const response = await get(`${path}?ip=192.168.1.1`, CURL);
+      assert.equal(response.statusCode, 200);
+      assert.equal(response.body, '\n', path);
+    }
+    assert.equal((await get('/coordinates?ip=192.168.1.1', CURL)).body, '0.000000,0.000000\n');
   });
 
   it('a bad ?ip=: a 400 line naming the parameter', async () => {
@@ -114,16 +115,33 @@ describe('plain text for terminals, and GET / by Accept', { timeout: 60_000 }, (
     }
   });
 
-  it('GET /json answers like /api/v1/json, and ?ip= like /api/v1/json/{ip}', async () => {
+  it("GET /json and GET / with Accept: application/json: ifconfig.co's object; ?ip= asks about another address", async () => {
     const own = await get('/json', CURL, '81.2.69.160');
-    assert.equal(own.body, (await get('/api/v1/json', CURL, '81.2.69.160')).body);
     assert.equal(own.headers['content-type'], 'application/json; charset=utf-8');
-    const other = await get('/json?ip=1.1.1.1&fields=ip,network.asn', CURL);
-    assert.equal(other.body, (await get('/api/v1/json/1.1.1.1?fields=ip,network.asn', CURL)).body);
-    assert.deepEqual(other.json(), { ip: '1.1.1.1', network: { asn: 'AS13335' } });
+    const body = own.json();
+    assert.equal(body.ip, '81.2.69.160');
+    assert.equal(body.hostname, 'gw.example.test', 'the reverse name, as ifconfig.co shows it');
+    assert.deepEqual(body.user_agent, { product: 'curl', version: '8.5.0', raw_value: 'curl/8.5.0' });
+    assert.ok(!own.body.endsWith('\n'), 'Go writes no newline after the object');
+    const root = await get('/', { accept: 'application/json' }, '81.2.69.160');
+    assert.equal(root.headers['content-type'], 'application/json; charset=utf-8');
+    assert.deepEqual(root.json(), { ...body, user_agent: { product: 'lightMyRequest', raw_value: 'lightMyRequest' } });
+    const other = (await get('/json?ip=1.1.1.1', CURL)).json();
+    assert.equal(other.ip, '1.1.1.1');
+    assert.equal(other.ip_decimal, 16843009);
+    assert.equal(other.asn, 'AS13335');
     const bad = await get('/json?ip=010.1.1.1', CURL);
     assert.equal(bad.statusCode, 400);
     assert.match(bad.json().error, /Invalid query parameter 'ip': leading zeros/);
+    assert.equal((await get('/json?fields=ip', CURL)).statusCode, 400, "fields is /api/v1/json's, not ifconfig.co's");
+  });
+
+  it('HEAD / is 204 with no body for every client, as on ifconfig.co', async () => {
+    for (const headers of [CURL, BROWSER, {}]) {
+      const response = await app.inject({ method: 'HEAD', url: '/', headers });
+      assert.equal(response.statusCode, 204);
+      assert.equal(response.body, '');
+    }
   });
 
   it('the text answers that look something up are limited routes; the address itself and the page are not', async () => {
@@ -140,14 +158,16 @@ describe('plain text for terminals, and GET / by Accept', { timeout: 60_000 }, (
     assert.equal(limited.get(`/json ${CURL.accept}`), true);
   });
 
-  it('OpenAPI documents every text path as text/plain', async () => {
+  it('OpenAPI documents every text path as text/plain, and the JSON ones', async () => {
     const doc = (await app.inject({ url: '/api/v1/openapi.json' })).json();
-    for (const path of ['/', ...Object.keys(FROM_JSON).map((p) => `/${p}`)]) {
+    for (const path of ['/', ...Object.keys(FROM_ECHO).map((p) => `/${p}`)]) {
       const operation = doc.paths[path]?.get;
       assert.ok(operation, path);
       assert.deepEqual(operation.tags, ['text'], path);
       assert.ok(operation.responses['200'].content['text/plain'], path);
     }
-    assert.ok(doc.paths['/json'].get);
+    assert.ok(doc.paths['/json'].get.responses['200'].content['application/json']);
+    assert.ok(doc.paths['/'].get.responses['200'].content['application/json'], 'the JSON face of GET /');
+    assert.ok(doc.paths['/'].head.responses['204']);
   });
 });
