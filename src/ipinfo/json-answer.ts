@@ -29,7 +29,7 @@ export type IpAnswerSender = (
   reply: FastifyReply,
 ) => Promise<FastifyReply>;
 
-/** What /api/v1/json, /api/v1/json/{ip} and the text face's /json send. */
+/** What /api/v1/json and /api/v1/json/{ip} send (the text face's /json is ifconfig.co's object: src/text/). */
 export function createJsonSender(store: IpDataStore, answers: IpAnswers): IpAnswerSender {
   return answerAbout;
 

@@ -9,7 +9,7 @@ import { buildTestApp } from '../support/app.ts';
 
 const TABLE_START = '<!-- endpoint-table:start';
 const TABLE_END = '<!-- endpoint-table:end -->';
-const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete'];
 
 interface Row {
   line: string;

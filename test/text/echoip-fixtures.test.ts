@@ -106,29 +106,35 @@ describe('the text face is a drop-in for ifconfig.co (echoip fixtures)', { timeo
   }
 
   for (const path of ['/ip', '/country', '/country-iso', '/city', '/coordinates', '/asn', '/asn-org']) {
-    it(`${path}: the same bytes as echoip for every recorded address`, () => {
+    it(`${path}: the same bytes as echoip for every recorded address`, (t) => {
       const { counts, differences } = compare((asked) => asked.split('?')[0] === path);
+      t.diagnostic(`${counts.same} answers byte for byte`);
       assert.deepEqual(differences.slice(0, 5), [], `${differences.length} differences`);
       assert.ok(counts.same >= 1800, `${counts.same} compared`);
     });
   }
 
-  it("/json and GET / with Accept: application/json: echoip's object, User-Agents parsed as echoip parses them", () => {
+  it("/json and GET / with Accept: application/json: echoip's object, User-Agents parsed as echoip parses them", (t) => {
     const { counts, differences } = compare((asked) => asked.startsWith('/json'));
+    t.diagnostic(`${counts.same} answers byte for byte`);
     assert.deepEqual(differences.slice(0, 5), [], `${differences.length} differences`);
     assert.ok(counts.same >= 1900, `${counts.same} compared`);
   });
 
-  it('GET / by User-Agent and Accept; HEAD / is 204', () => {
+  it('GET / by User-Agent and Accept; HEAD / is 204', (t) => {
     const { counts, differences } = compare((asked) => asked === '/');
+    t.diagnostic(
+      `${counts.same} answers byte for byte, ${counts.htmlByDesign} text or JSON where echoip sends its page`,
+    );
     assert.deepEqual(differences.slice(0, 5), [], `${differences.length} differences`);
     // No User-Agent, python-requests and Mozilla without text/html in Accept: echoip sends its page.
     assert.ok(counts.htmlByDesign > 0 && counts.htmlByDesign < 30, `${counts.htmlByDesign} answered by design`);
     assert.ok(counts.same >= 1800, `${counts.same} compared`);
   });
 
-  it('/port/{n}: the same bytes as echoip, for a bad port, an open port and a closed one', () => {
+  it('/port/{n}: the same bytes as echoip, for a bad port, an open port and a closed one', (t) => {
     const { counts, differences } = compare((asked) => asked.startsWith('/port/'));
+    t.diagnostic(`${counts.same} answers byte for byte`);
     assert.deepEqual(differences, []);
     assert.equal(counts.same, 7);
   });
