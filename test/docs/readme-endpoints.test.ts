@@ -31,7 +31,7 @@ function endpointRows(readme: string): Row[] {
     .map((line) => {
       const cells = line.slice(2, -2).split(' | ');
       const operations = [...(cells[0] ?? '').matchAll(/`([^`]+)`/g)].map(([, span = '']) => {
-        const match = /^(GET|POST|PUT|PATCH|DELETE) (\/[^?\s]*)(\?\S*)?$/.exec(span);
+        const match = /^(GET|HEAD|POST|PUT|PATCH|DELETE) (\/[^?\s]*)(\?\S*)?$/.exec(span);
         assert.ok(match, `not "METHOD /path": \`${span}\` in ${line}`);
         return `${match[1]} ${match[2]}`;
       });
