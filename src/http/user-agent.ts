@@ -20,6 +20,17 @@ export function parseUserAgent(raw: string) {
     : { product, version: rest.slice(0, space), comment: rest.slice(space + 1), raw };
 }
 
+/**
+ * parseUserAgent's product without the rest: find-my-way derives the `answers` constraint for
+ * every request of the service, not only for `/`, so this stays one search and one slice.
+ */
+function productOf(raw: string): string {
+  const slash = raw.indexOf('/');
+  if (slash >= 0) return raw.slice(0, slash);
+  const space = raw.indexOf(' ');
+  return space < 0 ? raw : raw.slice(0, space);
+}
+
 /** The clients ifconfig.co answers with the bare address at `/` whatever their Accept says. */
 const CLI_PRODUCTS = new Set([
   'curl',
@@ -44,7 +55,7 @@ const CLI_PRODUCTS = new Set([
 export function rootAnswerKind(accept: string | undefined, userAgent: string | undefined): 'json' | 'text' | 'html' {
   const types = accept?.toLowerCase() ?? '';
   if (types === 'application/json') return 'json';
-  if (userAgent !== undefined && CLI_PRODUCTS.has(parseUserAgent(userAgent).product)) return 'text';
+  if (userAgent !== undefined && CLI_PRODUCTS.has(productOf(userAgent))) return 'text';
   if (types.includes('text/html')) return 'html';
   return types.includes('application/json') ? 'json' : 'text';
 }
