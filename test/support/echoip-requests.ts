@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { publicAddresses } from './public-addresses.ts';
+import { publicAddresses, xorshift } from './public-addresses.ts';
 
 /**
  * The requests whose answers scripts/record-echoip-fixtures.ts recorded from echoip (ifconfig.co's
@@ -66,13 +66,7 @@ export const USER_AGENTS = [
 /** Some IPv6 addresses inside the RIRs' allocations, from a fixed seed. */
 function ipv6Addresses(count: number): string[] {
   const blocks = [0x2001, 0x2400, 0x2600, 0x2800, 0x2a00, 0x2c00];
-  let state = 0x2545f491;
-  const next = () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return state >>> 0;
-  };
+  const next = xorshift(0x2545f491);
   const found: string[] = [];
   for (let i = 0; i < count; i++) {
     const block = blocks[i % blocks.length] as number;

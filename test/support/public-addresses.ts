@@ -6,13 +6,7 @@ import { classifySpecialAddress } from '../../src/net/special-addresses.ts';
  * (test/fixtures/echoip) were recorded for them.
  */
 export function publicAddresses(count: number): string[] {
-  let state = 0x9e3779b9;
-  const next = () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return state >>> 0;
-  };
+  const next = xorshift(0x9e3779b9);
   const found = new Set<string>();
   while (found.size < count) {
     const value = next();
@@ -20,4 +14,15 @@ export function publicAddresses(count: number): string[] {
     if (classifySpecialAddress(ip) === null) found.add(ip);
   }
   return [...found];
+}
+
+/** A 32-bit xorshift generator: the same numbers from the same seed, on every machine. */
+export function xorshift(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return state >>> 0;
+  };
 }
