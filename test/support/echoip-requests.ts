@@ -110,6 +110,9 @@ export function echoipRequests(ports: { openPort: number; closedPort: number }):
   }
   for (const path of ECHOIP_TEXT_PATHS)
     requests.push({ path: `${path}?ip=2.125.160.216`, headers: { ...one, 'user-agent': CURL } });
+  // Not an address: the same 400, but netinfo's error is its own (a text line on text paths).
+  for (const path of ['/?ip=010.1.1.1', '/country?ip=example.com', '/json?ip=1.2.3', '/coordinates?ip=fe80::1%25eth0'])
+    requests.push({ path, headers: { ...one, 'user-agent': CURL } });
   requests.push({ path: '/', method: 'HEAD', headers: { ...one, 'user-agent': CURL } });
   requests.push({ path: '/', method: 'HEAD', headers: one });
   for (const path of ['/port/abc', '/port/0', '/port/65536', '/port/-1', '/port/1x'])
