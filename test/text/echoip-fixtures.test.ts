@@ -132,7 +132,7 @@ describe('the text face is a drop-in for ifconfig.co (echoip fixtures)', { timeo
   it('GET / by User-Agent and Accept; HEAD / is 204', (t) => {
     const { counts, differences } = compare((asked) => asked.split('?')[0] === '/');
     t.diagnostic(
-      `${counts.same} answers byte for byte, ${counts.htmlByDesign} text or JSON where echoip sends its page`,
+      `${counts.same} answers byte for byte, ${counts.htmlByDesign} text or JSON where echoip sends its page, ${counts.ownError} bad ?ip= answered 400 in netinfo's words`,
     );
     assert.deepEqual(differences.slice(0, 5), [], `${differences.length} differences`);
     // No User-Agent, python-requests and Mozilla without text/html in Accept: echoip sends its page.
