@@ -54,6 +54,8 @@ import type { Spawner } from './probes/spawn/spawner.ts';
 import { createProbeRouteDeps } from './probes/stream/deps.ts';
 import { createStreamSlots } from './probes/stream/slots.ts';
 import { traceroutePlugin } from './probes/traceroute/plugin.ts';
+import { resolverPlugin } from './resolver/plugin.ts';
+import { createResolverTest } from './resolver/service.ts';
 import { createSharedState } from './scale/shared-state.ts';
 import { openRepository } from './storage/open.ts';
 import type { AccountRepository } from './storage/repository.ts';
@@ -217,6 +219,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   app.register(ipInfoPlugin, { services: ipInfo, now });
   app.register(textPlugin, { ip: ipInfo });
   app.register(dnsPlugin, { resolver });
+  app.register(resolverPlugin, {
+    test: createResolverTest(app, config, { cache: (max) => shared.ttlCache('resolver-test', max), now }),
+    ip: ipInfo,
+  });
   app.register(blacklistPlugin, {
     checker: createBlacklistChecker({
       resolver: timedDnsblResolver(resolver, metrics),

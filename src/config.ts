@@ -15,6 +15,7 @@ import { mailConfigVariables } from './mail/config.ts';
 import { metricsConfigVariables } from './metrics/config.ts';
 import { streamConfigVariables } from './probes/stream/config.ts';
 import { tracerouteConfigVariables } from './probes/traceroute/config.ts';
+import { resolverConfigVariables } from './resolver/config.ts';
 import { scaleConfigVariables } from './scale/config.ts';
 import { storageConfigVariables } from './storage/config.ts';
 import { tlsConfigVariables } from './tls/config.ts';
@@ -119,6 +120,7 @@ export const configVariables = {
   ...httpCheckConfigVariables,
   ...mailConfigVariables,
   ...limitsConfigVariables,
+  ...resolverConfigVariables,
 } satisfies Record<string, ConfigVariable<unknown>>;
 
 type Variables = typeof configVariables;
@@ -157,6 +159,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (problems.length === 0 && config.metricsPort !== 0 && config.metricsPort === config.port) {
     problems.push(
       'METRICS_PORT: must differ from PORT (the metrics are never served on the public port), or 0 for none',
+    );
+  }
+  if (
+    problems.length === 0 &&
+    config.resolverTestZone !== null &&
+    (config.resolverTestAddresses as string[]).length === 0
+  ) {
+    problems.push(
+      "RESOLVER_TEST_ADDRESSES: RESOLVER_TEST_ZONE needs the addresses its test names point to (this service's public IPv4 and/or IPv6)",
     );
   }
   if (problems.length > 0) {

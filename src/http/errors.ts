@@ -48,6 +48,12 @@ export const apiErrors = {
 
   unknownAsn: (asn: string) => new ApiError(404, 'asn_not_found', `The loaded ASN data has no prefixes of ${asn}.`),
 
+  unknownResolverToken: () =>
+    new ApiError(404, 'resolver_token_not_found', 'No resolver has asked for this token, or its test expired.'),
+
+  resolverTestOff: () =>
+    new ApiError(503, 'resolver_test_off', 'The resolver test is off: the operator has not set RESOLVER_TEST_ZONE.'),
+
   asnDataUnavailable: () =>
     new ApiError(
       503,

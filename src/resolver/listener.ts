@@ -1,0 +1,83 @@
+import { createSocket } from 'node:dgram';
+import { once } from 'node:events';
+import { createServer as createTcpServer, isIPv6, type Socket as TcpSocket } from 'node:net';
+import { normaliseIp } from '../net/ip-address.ts';
+
+/** Answers one query from `peer` (null: send nothing). */
+export type QueryHandler = (query: Buffer, peer: string, tcp: boolean) => Buffer | null;
+
+export interface DnsListener {
+  close(): Promise<void>;
+}
+
+/** A resolver that opens a TCP connection and sends nothing holds a socket; this bounds how long. */
+const TCP_IDLE_MS = 10_000;
+const MAX_TCP_CONNECTIONS = 256;
+
+/** UDP and TCP on the same address and port; `::` takes IPv4 too (dual-stack). */
+export async function startDnsListener(host: string, port: number, handle: QueryHandler): Promise<DnsListener> {
+  const udp = createSocket({ type: isIPv6(host) ? 'udp6' : 'udp4', ipv6Only: false });
+  udp.on('message', (query, peer) => {
+    const response = safely(handle, query, peer.address, false);
+    if (response !== null) udp.send(response, peer.port, peer.address);
+  });
+  // A send to an unreachable peer reports here; the listener goes on.
+  udp.on('error', () => {});
+  udp.bind(port, host);
+  await once(udp, 'listening');
+
+  const connections = new Set<TcpSocket>();
+  const tcp = createTcpServer((socket) => {
+    connections.add(socket);
+    socket.on('close', () => connections.delete(socket));
+    serveTcp(socket, handle);
+  });
+  tcp.maxConnections = MAX_TCP_CONNECTIONS;
+  try {
+    tcp.listen(port, host);
+    await once(tcp, 'listening');
+  } catch (error) {
+    udp.close();
+    throw error;
+  }
+  return {
+    async close() {
+      const tcpClosed = new Promise<void>((resolve) => tcp.close(() => resolve()));
+      for (const socket of connections) socket.destroy();
+      udp.close();
+      await tcpClosed;
+    },
+  };
+}
+
+function serveTcp(socket: TcpSocket, handle: QueryHandler): void {
+  const peer = socket.remoteAddress ?? '';
+  let pending = Buffer.alloc(0);
+  socket.setTimeout(TCP_IDLE_MS, () => socket.destroy());
+  socket.on('error', () => socket.destroy());
+  socket.on('data', (chunk: Buffer) => {
+    pending = Buffer.concat([pending, chunk]);
+    // Each message is preceded by its length in two bytes (RFC 1035 §4.2.2); several may share a connection.
+    while (pending.length >= 2 && pending.length >= 2 + pending.readUInt16BE(0)) {
+      const query = pending.subarray(2, 2 + pending.readUInt16BE(0));
+      pending = pending.subarray(2 + query.length);
+      const response = safely(handle, query, peer, true);
+      if (response === null) {
+        socket.destroy();
+        return;
+      }
+      const length = Buffer.alloc(2);
+      length.writeUInt16BE(response.length);
+      socket.write(Buffer.concat([length, response]));
+    }
+  });
+}
+
+/** A packet that breaks the answering code is dropped, never the listener. */
+function safely(handle: QueryHandler, query: Buffer, address: string, tcp: boolean): Buffer | null {
+  try {
+    return handle(query, normaliseIp(address) ?? address, tcp);
+  } catch {
+    return null;
+  }
+}
