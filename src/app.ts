@@ -295,6 +295,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     trustProxy: config.trustProxy,
     publicIpv4Url: config.publicIpv4Url,
     publicIpv6Url: config.publicIpv6Url,
+    resolverTestZone: config.resolverTestZone,
   });
   app.register(openApiDocumentPlugin, {
     origin: (request) => ({

@@ -14,18 +14,19 @@ export type ZoneResolver = { readonly server: DnsServer; stop(): Promise<void> }
  * Unbound as the visitor's validating resolver for the resolver test: a stub zone sends `zone` to
  * the service's own listener, whose DNSKEY (read from it) is the trust anchor, as the DS at the
  * parent would be in production. Every other name is refused by Unbound (nothing leaves the machine).
- * `interface` may be another local address than 127.0.0.1 (a veth end a network namespace reaches).
+ * `interface` may be another local address than 127.0.0.1 (a veth end a network namespace reaches),
+ * and `port` 53 for a resolv.conf, which names no port.
  */
 export async function startZoneResolver(
   zone: string,
   listener: DnsServer,
-  options: { interface?: string } = {},
+  options: { interface?: string; port?: number } = {},
 ): Promise<ZoneResolver> {
   const unbound = findUnbound();
   if (unbound === null) throw new Error('unbound is not installed (apt-get install unbound)');
   const trustAnchor = await readZoneKey(zone, listener);
   const dir = await mkdtemp(path.join(tmpdir(), 'netinfo-unbound-zone-'));
-  const port = await findFreePort();
+  const port = options.port ?? (await findFreePort());
   const host = options.interface ?? '127.0.0.1';
   const config = buildUnboundConfig({ port, dir, authoritative: listener, trustAnchors: [trustAnchor], zones: [zone] })
     .replace('interface: 127.0.0.1', `interface: ${host}`)

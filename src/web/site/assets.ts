@@ -74,6 +74,7 @@ export function createAssetStore(): AssetStore {
     'tools.css',
     'site.js',
     'home.js',
+    'resolver.js',
     'tool.js',
     'json-tool.js',
     'tool-dns.js',

@@ -14,23 +14,29 @@ export interface HomeView {
 }
 
 /**
+ * The address boxes: with both family URLs, one per family, this connection's filled here and the
+ * other by home.js (which a page showing them loads); without them, the one address this connection shows.
+ */
+export function renderAddresses(view: Pick<HomeView, 'ip' | 'publicIpv4Url' | 'publicIpv6Url'>): string {
+  const { ip } = view;
+  const family = ip.includes(':') ? 'IPv6' : 'IPv4';
+  const familyBox = (number: 4 | 6, url: string | null) => {
+    const mine = family === `IPv${number}`;
+    return `<div class="family" data-family-url="${e(url ?? '')}" data-family="${number}"><p class="label">Your IPv${number} address${mine ? ' (this connection)' : ''}</p><p class="address"${mine ? ' id="my-ip"' : ''} aria-live="polite">${mine ? e(ip) : '…'}</p></div>`;
+  };
+  return view.publicIpv4Url !== null && view.publicIpv6Url !== null
+    ? `${familyBox(4, view.publicIpv4Url)}${familyBox(6, view.publicIpv6Url)}`
+    : `<div><p class="label" id="my-ip-label">Your IP address (${family})</p><p class="address" id="my-ip">${e(ip)}</p></div>`;
+}
+
+/**
  * The visitor's address and its facts, rendered on the server from the /api/v1/json answer so they
  * show with JavaScript off. With PUBLIC_IPV4_URL and PUBLIC_IPV6_URL set, home.js asks each for
  * /api/v1/ipv6 and fills in the other family.
  */
 export function renderHome(assets: AssetStore, view: HomeView): string {
   const { ip, facts } = view;
-  const family = ip.includes(':') ? 'IPv6' : 'IPv4';
-  const bothFamilies = view.publicIpv4Url !== null && view.publicIpv6Url !== null;
-  // With both family URLs, one box per family: this connection's is filled here, the other by
-  // home.js; without them, the one address this connection shows.
-  const familyBox = (number: 4 | 6, url: string | null) => {
-    const mine = family === `IPv${number}`;
-    return `<div class="family" data-family-url="${e(url ?? '')}" data-family="${number}"><p class="label">Your IPv${number} address${mine ? ' (this connection)' : ''}</p><p class="address"${mine ? ' id="my-ip"' : ''} aria-live="polite">${mine ? e(ip) : '…'}</p></div>`;
-  };
-  const addresses = bothFamilies
-    ? `${familyBox(4, view.publicIpv4Url)}${familyBox(6, view.publicIpv6Url)}`
-    : `<div><p class="label" id="my-ip-label">Your IP address (${family})</p><p class="address" id="my-ip">${e(ip)}</p></div>`;
+  const addresses = renderAddresses(view);
   return `<h1 class="visually-hidden">What is my IP address</h1>
 <section class="hero" aria-label="Your IP address">
 ${addresses}

@@ -13,6 +13,7 @@ export const NAVIGATION = [
   { key: 'ping', href: '/tools/ping', label: 'Ping' },
   { key: 'traceroute', href: '/tools/traceroute', label: 'Traceroute' },
   { key: 'mtr', href: '/tools/mtr', label: 'MTR' },
+  { key: 'resolver', href: '/tools/resolver', label: 'Resolver' },
   { key: 'docs', href: '/docs', label: 'API' },
   { key: 'dashboard', href: '/dashboard', label: 'API keys' },
 ] as const;

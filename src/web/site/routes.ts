@@ -12,6 +12,7 @@ import type { IpAnswer } from './ip-view.ts';
 import { contentSecurityPolicy, type PageOptions, renderPage, sendPage } from './layout.ts';
 import { type AsnPageAnswer, lookupKind, renderAsnLookup, renderIpLookup } from './lookup-page.ts';
 import { renderNotFound, renderRefused } from './not-found-page.ts';
+import { RESOLVER_PAGE_PATH, renderResolverPage } from './resolver-page.ts';
 import { TOOLS } from './tool-definitions.ts';
 import { type ToolPage, toolPage } from './tool-fields.ts';
 import { renderToolList, renderToolPage, toolTitle } from './tool-page.ts';
@@ -28,6 +29,8 @@ export interface SiteOptions {
   readonly trustProxy: TrustProxy;
   readonly publicIpv4Url: string | null;
   readonly publicIpv6Url: string | null;
+  /** RESOLVER_TEST_ZONE: its names are fetched by /tools/resolver. */
+  readonly resolverTestZone: string | null;
 }
 
 /**
@@ -37,9 +40,10 @@ export interface SiteOptions {
  */
 export function registerSite(app: FastifyInstance, options: SiteOptions): void {
   const { assets } = options;
-  const policy = contentSecurityPolicy(
-    [options.publicIpv4Url, options.publicIpv6Url].filter((url): url is string => url !== null).map(origin),
-  );
+  const familyOrigins = [options.publicIpv4Url, options.publicIpv6Url]
+    .filter((url): url is string => url !== null)
+    .map(origin);
+  const policy = contentSecurityPolicy(familyOrigins);
   registerAssetRoute(app, assets);
 
   const originOf = (request: FastifyRequest) => {
@@ -167,6 +171,31 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
 <div class="api-reference" id="api-reference" data-openapi="/api/v1/openapi.json"><noscript><p class="alert warn">The interactive reference needs JavaScript; the document itself is at <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.</p></noscript></div>`,
     }),
   );
+  const zone = options.resolverTestZone;
+  // Only this page may connect to the test zone's names (any port: the site's own may not be the default).
+  const resolverPolicy = zone === null ? policy : contentSecurityPolicy([...familyOrigins, `*.${zone}:*`]);
+  app.get(RESOLVER_PAGE_PATH, pageRoute(), (request, reply) => {
+    const { port } = requestValues(request.query);
+    const main = renderResolverPage({
+      ip: request.clientIp,
+      publicIpv4Url: options.publicIpv4Url,
+      publicIpv6Url: options.publicIpv6Url,
+      zone,
+      origin: originOf(request),
+      port: typeof port === 'string' ? port.trim().slice(0, 5) : '',
+    });
+    const pageOptions: PageOptions = {
+      title: 'Which DNS resolver am I using? · netinfo',
+      description:
+        'Your DNS resolvers, whether they send your subnet and validate DNSSEC, your IPv4 and IPv6 addresses, and a port check.',
+      active: 'resolver',
+      scripts: ['home.js', 'resolver.js'],
+      attribution: '',
+      main,
+    };
+    return sendPage(reply, renderPage(assets, pageOptions), resolverPolicy);
+  });
+
   app.get('/tools', pageRoute(), (_request, reply) =>
     page(reply, {
       title: 'Network tools · netinfo',

@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumSkipReason } from '../support/chromium.ts';
+import { createVisitorNamespace, netnsSkipReason, type VisitorNamespace } from '../support/resolver-netns.ts';
+import { startZoneResolver, type ZoneResolver } from '../support/resolver-test-unbound.ts';
+import {
+  assertPageHealthy,
+  screenshot,
+  seriousViolations,
+  startSite,
+  WIDTHS,
+  watchedPage,
+} from '../support/site-browser.ts';
+import { findUnbound } from '../support/validating-resolver.ts';
+import { startZoneApp, ZONE, type ZoneApp } from './zone-app.ts';
+
+/**
+ * /tools/resolver in Chromium. Off (no zone): the page says what the operator must set, and the
+ * port check shows the API's answer. On: Chromium runs in a network namespace whose only name
+ * server is a validating Unbound on the host end of its veth, which asks the zone's listener; the
+ * app listens on that host end and the zone's names point there. The page's sentence must name the
+ * resolver and say that DNSSEC is validated (the broken name never resolved).
+ */
+
+/** Text as laid out, waiting until `until` holds for it (a live page's CSP forbids waitForFunction's eval). */
+async function textWhen(page: Page, selector: string, until: (text: string) => boolean, timeoutMs = 20_000) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const text = (await page.locator(selector).textContent()) ?? '';
+    if (until(text)) return text;
+    assert.ok(Date.now() < end, `${selector} still "${text}" after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('/tools/resolver without a zone', { skip: chromiumSkipReason, timeout: 120_000 }, () => {
+  let site: Awaited<ReturnType<typeof startSite>>;
+  before(async () => {
+    site = await startSite();
+  });
+  after(async () => {
+    await site?.close();
+  });
+
+  it('says the operator must set RESOLVER_TEST_ZONE, shows the address, and checks a port', async () => {
+    const expected = await site.app.inject({ url: '/api/v1/port/22', remoteAddress: '127.0.0.1' });
+    const body = expected.json();
+    for (const width of WIDTHS) {
+      const watched = await watchedPage(site.browser, site.base, { width });
+      const { page } = watched;
+      await page.goto(`${site.base}/tools/resolver?port=22`);
+      assert.match((await page.locator('[data-resolver-zone] .alert').textContent()) ?? '', /RESOLVER_TEST_ZONE/);
+      assert.equal(await page.locator('#my-ip').textContent(), '127.0.0.1');
+      assert.equal(await page.locator('nav a[aria-current="page"]').textContent(), 'Resolver');
+      // Whatever /api/v1/port answers here (its 200 or its error), the page says it.
+      const shown = await textWhen(page, '#port-result', (text) => text !== '' && !text.startsWith('Connecting'));
+      assert.equal(shown, expected.statusCode === 200 ? shown : body.error);
+      if (expected.statusCode === 200) assert.match(shown, /^Port 22 of /);
+      // 4xx answers of the port check are expected console lines: anything else is a problem.
+      watched.problems.splice(
+        0,
+        watched.problems.length,
+        ...watched.problems.filter((p) => !/status of 4\d\d/.test(p)),
+      );
+      await assertPageHealthy(watched, `off at ${width}`);
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        assert.deepEqual(await seriousViolations(page), [], `off ${width} ${scheme}`);
+        await screenshot(page, `resolver-off-${width}-${scheme}`);
+      }
+      await page.context().close();
+    }
+  });
+});
+
+const missing = [
+  netnsSkipReason(),
+  chromiumSkipReason,
+  findUnbound() ? false : 'unbound (apt package unbound) not installed',
+].filter((reason): reason is string => reason !== false);
+const skip = missing.length > 0 ? `resolver page in a network namespace skipped: ${missing.join('; ')}` : false;
+if (skip) console.log(`# ${skip}`);
+
+describe('/tools/resolver from a visitor network behind a validating Unbound', { skip, timeout: 180_000 }, () => {
+  let visitor: VisitorNamespace;
+  let zone: ZoneApp;
+  let unbound: ZoneResolver;
+  let browser: Browser;
+  let base: string;
+  before(async () => {
+    visitor = await createVisitorNamespace(CHROMIUM);
+    zone = await startZoneApp({ RESOLVER_TEST_ADDRESSES: visitor.hostAddress });
+    await zone.app.listen({ host: visitor.hostAddress, port: 0 });
+    base = `http://${visitor.hostAddress}:${(zone.app.server.address() as AddressInfo).port}`;
+    // Port 53: resolv.conf names no port.
+    unbound = await startZoneResolver(
+      ZONE,
+      { host: '127.0.0.1', port: zone.dnsPort },
+      { interface: visitor.hostAddress, port: 53 },
+    );
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({ executablePath: visitor.chromium, args: CHROMIUM_ARGS, headless: true });
+  });
+  after(async () => {
+    await browser?.close();
+    await unbound?.stop();
+    await zone?.app.close();
+    await visitor?.remove();
+  });
+
+  it('names the resolver, its subnet policy, and that it validates DNSSEC', async () => {
+    for (const width of WIDTHS) {
+      const watched = await watchedPage(browser, base, { width });
+      const { page } = watched;
+      await page.goto(`${base}/tools/resolver`);
+      const sentence = await textWhen(page, '#resolver-summary', (text) => text.startsWith('Your DNS queries'));
+      assert.equal(
+        sentence,
+        'Your DNS queries are answered by 1 resolver (127.0.0.1). None of them tells name servers your subnet (no ECS). They validate DNSSEC: the name with broken signatures did not resolve.',
+      );
+      assert.deepEqual(await page.locator('#resolver-result td').allTextContents(), [
+        '127.0.0.1',
+        'unknown',
+        'unknown',
+        'none',
+        'none',
+      ]);
+      assert.match(
+        (await page.locator('#resolver-result pre').textContent()) ?? '',
+        /^curl http:\/\/10\.231\.\d+\.1:\d+\/api\/v1\/resolver\/[a-z2-7]{24}$/,
+      );
+      // The test names are other origins by design, and the broken one fails to load.
+      const expected = (problem: string) => problem.includes(`.${ZONE}:`) || problem.includes('ERR_NAME_NOT_RESOLVED');
+      watched.problems.splice(0, watched.problems.length, ...watched.problems.filter((p) => !expected(p)));
+      await assertPageHealthy(watched, `on at ${width}`);
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        assert.deepEqual(await seriousViolations(page), [], `on ${width} ${scheme}`);
+        await screenshot(page, `resolver-on-${width}-${scheme}`);
+      }
+      await page.context().close();
+    }
+  });
+});
