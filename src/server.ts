@@ -66,6 +66,8 @@ async function supervise(config: Config): Promise<void> {
   const listening = new Set<number>();
   const fork = () => cluster.fork();
   cluster.on('listening', (worker, address) => {
+    // The resolver test's DNS sockets (RESOLVER_TEST_DNS_PORT) are reported here too, before the HTTP port.
+    if (config.port !== 0 && address.port !== config.port) return;
     anyListened = true;
     listening.add(worker.id);
     // Announced once every worker listens, not when the first does: whoever waits for this line

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { dsText, loadOrCreateZoneKey } from '../../src/resolver/dnssec.ts';
 import { startZoneResolver, type ZoneResolver } from '../support/resolver-test-unbound.ts';
 import { findUnbound } from '../support/validating-resolver.ts';
 import { dig, findDig, readDig, startZoneApp, TOKEN, ZONE, type ZoneApp } from './zone-app.ts';
 
 /**
  * Unbound as the visitor's validating resolver, the zone's listener as the authority it asks
- * (stub zone, the listener's DNSKEY as trust anchor): the signatures made on the fly validate, the
+ * (stub zone, the DS the service logs as trust anchor): the signatures made on the fly validate, the
  * broken name is refused, denial by black lies validates, and the API lists Unbound as the resolver.
  */
 
@@ -20,8 +22,11 @@ describe('the resolver test behind a validating Unbound', { skip }, () => {
   let zone: ZoneApp;
   let unbound: ZoneResolver;
   before(async () => {
-    zone = await startZoneApp();
-    unbound = await startZoneResolver(ZONE, { host: '127.0.0.1', port: zone.dnsPort });
+    // Listed out of order: the signature is over the RRset sorted canonically (RFC 4034 §6.3).
+    zone = await startZoneApp({ RESOLVER_TEST_ADDRESSES: '127.0.0.20,127.0.0.1,::1' });
+    // The DS the service logs for the operator to publish: if it named no key of the zone, nothing would validate.
+    const ds = dsText(ZONE, loadOrCreateZoneKey(path.resolve('.tmp/test-data')));
+    unbound = await startZoneResolver(ZONE, { host: '127.0.0.1', port: zone.dnsPort }, { trustAnchor: ds });
   });
   after(async () => {
     await unbound?.stop();
@@ -41,8 +46,11 @@ describe('the resolver test behind a validating Unbound', { skip }, () => {
       assert.equal(signed.status, 'NOERROR', name);
       assert.ok(signed.flags.includes('ad'), `${name} is AD-secure`);
       assert.deepEqual(
-        signed.answers.filter((row) => row[3] === 'A').map((row) => row[4]),
-        ['127.0.0.1'],
+        signed.answers
+          .filter((row) => row[3] === 'A')
+          .map((row) => row[4])
+          .sort(),
+        ['127.0.0.1', '127.0.0.20'],
       );
     }
     const broken = readDig(await dig(unbound.server, 'A', `bad-${TOKEN}.${ZONE}`, '+dnssec'));

@@ -15,16 +15,16 @@ export type ZoneResolver = { readonly server: DnsServer; stop(): Promise<void> }
  * the service's own listener, whose DNSKEY (read from it) is the trust anchor, as the DS at the
  * parent would be in production. Every other name is refused by Unbound (nothing leaves the machine).
  * `interface` may be another local address than 127.0.0.1 (a veth end a network namespace reaches),
- * and `port` 53 for a resolv.conf, which names no port.
+ * and `port` 53 for a resolv.conf, which names no port. `trustAnchor` replaces the DNSKEY (a DS, say).
  */
 export async function startZoneResolver(
   zone: string,
   listener: DnsServer,
-  options: { interface?: string; port?: number } = {},
+  options: { interface?: string; port?: number; trustAnchor?: string } = {},
 ): Promise<ZoneResolver> {
   const unbound = findUnbound();
   if (unbound === null) throw new Error('unbound is not installed (apt-get install unbound)');
-  const trustAnchor = await readZoneKey(zone, listener);
+  const trustAnchor = options.trustAnchor ?? (await readZoneKey(zone, listener));
   const dir = await mkdtemp(path.join(tmpdir(), 'netinfo-unbound-zone-'));
   const port = options.port ?? (await findFreePort());
   const host = options.interface ?? '127.0.0.1';
