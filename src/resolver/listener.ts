@@ -23,8 +23,13 @@ export async function startDnsListener(host: string, port: number, handle: Query
   });
   // A send to an unreachable peer reports here; the listener goes on.
   udp.on('error', () => {});
-  udp.bind(port, host);
-  await once(udp, 'listening');
+  try {
+    udp.bind(port, host);
+    await once(udp, 'listening');
+  } catch (error) {
+    udp.close();
+    throw error;
+  }
 
   const connections = new Set<TcpSocket>();
   const tcp = createTcpServer((socket) => {

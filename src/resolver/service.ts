@@ -38,7 +38,7 @@ export function createResolverTest(
   app.addHook('onReady', async () => {
     const key = loadOrCreateZoneKey(config.dataDir);
     const settings: ZoneSettings = { zone, addresses: config.resolverTestAddresses, key };
-    listener = await startDnsListener(config.resolverTestDnsHost, config.resolverTestDnsPort, (query, peer, tcp) => {
+    const handle = (query: Buffer, peer: string, tcp: boolean) => {
       const answer = answerQuery(query, peer, tcp, settings, deps.now());
       if (answer.token !== undefined) {
         const sighting = { ip: peer, ecs: answer.ecs, seen: deps.now() };
@@ -47,9 +47,18 @@ export function createResolverTest(
         });
       }
       return answer.response;
-    });
+    };
+    const { resolverTestDnsHost: host, resolverTestDnsPort: port } = config;
+    try {
+      listener = await startDnsListener(host, port, handle);
+    } catch (error) {
+      // As the HTTP server does (server.ts): a machine without IPv6 cannot bind `::`.
+      if (host !== '::' || (error as NodeJS.ErrnoException).code !== 'EAFNOSUPPORT') throw error;
+      app.log.warn('IPv6 is unavailable on this machine; the resolver test listens on 0.0.0.0 (IPv4 only)');
+      listener = await startDnsListener('0.0.0.0', port, handle);
+    }
     app.log.info(
-      { ds: dsText(zone, key), port: config.resolverTestDnsPort },
+      { ds: dsText(zone, key), port },
       `resolver test: answering DNS for ${zone}; publish this DS in the parent zone`,
     );
   });

@@ -112,6 +112,33 @@ describe('the resolver test zone, asked directly', { skip }, () => {
     }
   });
 
+  it('listens on IPv4 and IPv6 at once with the default address (::)', async () => {
+    const dual = await startZoneApp({ RESOLVER_TEST_DNS_HOST: '' });
+    try {
+      for (const host of ['127.0.0.1', '::1']) {
+        const answer = readDig(await dig({ host, port: dual.dnsPort }, 'TXT', `whoami.${ZONE}`));
+        assert.deepEqual(
+          answer.answers.map((row) => row[4]),
+          [`"${host}"`],
+          host,
+        );
+      }
+    } finally {
+      await dual.app.close();
+    }
+  });
+
+  it('stops the start when its port is taken, naming why', async () => {
+    const taken = startZoneApp({ RESOLVER_TEST_DNS_PORT: String(zone.dnsPort) }).then(
+      async (started) => {
+        await started.app.close();
+        return 'started';
+      },
+      (error: Error) => error.message,
+    );
+    assert.match(await taken, /EADDRINUSE/);
+  });
+
   it('answers over TCP, several queries on one connection', async () => {
     const output = await dig(server(), '+tcp', '+keepopen', `whoami.${ZONE}`, 'TXT', `ok-${TOKEN}.${ZONE}`, 'A');
     assert.match(output, /\(TCP\)/);

@@ -5,14 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS, chromiumSkipReason } from '../support/chromium.ts';
 import { createVisitorNamespace, netnsSkipReason, type VisitorNamespace } from '../support/resolver-netns.ts';
 import { startZoneResolver, type ZoneResolver } from '../support/resolver-test-unbound.ts';
-import {
-  assertPageHealthy,
-  screenshot,
-  seriousViolations,
-  startSite,
-  WIDTHS,
-  watchedPage,
-} from '../support/site-browser.ts';
+import * as site from '../support/site-browser.ts';
 import { findUnbound } from '../support/validating-resolver.ts';
 import { startZoneApp, ZONE, type ZoneApp } from './zone-app.ts';
 
@@ -35,22 +28,35 @@ async function textWhen(page: Page, selector: string, until: (text: string) => b
   }
 }
 
+/** The site's checks but the `expected` problems, axe in both schemes, screenshots; then the page closes. */
+async function checkPage(watched: site.WatchedPage, name: string, expected: (problem: string) => boolean) {
+  const { page, problems } = watched;
+  problems.splice(0, problems.length, ...problems.filter((problem) => !expected(problem)));
+  await site.assertPageHealthy(watched, name);
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    assert.deepEqual(await site.seriousViolations(page), [], `${name} ${scheme}`);
+    await site.screenshot(page, `${name}-${scheme}`);
+  }
+  await page.context().close();
+}
+
 describe('/tools/resolver without a zone', { skip: chromiumSkipReason, timeout: 120_000 }, () => {
-  let site: Awaited<ReturnType<typeof startSite>>;
+  let running: Awaited<ReturnType<typeof site.startSite>>;
   before(async () => {
-    site = await startSite();
+    running = await site.startSite();
   });
   after(async () => {
-    await site?.close();
+    await running?.close();
   });
 
   it('says the operator must set RESOLVER_TEST_ZONE, shows the address, and checks a port', async () => {
-    const expected = await site.app.inject({ url: '/api/v1/port/22', remoteAddress: '127.0.0.1' });
+    const expected = await running.app.inject({ url: '/api/v1/port/22', remoteAddress: '127.0.0.1' });
     const body = expected.json();
-    for (const width of WIDTHS) {
-      const watched = await watchedPage(site.browser, site.base, { width });
+    for (const width of site.WIDTHS) {
+      const watched = await site.watchedPage(running.browser, running.base, { width });
       const { page } = watched;
-      await page.goto(`${site.base}/tools/resolver?port=22`);
+      await page.goto(`${running.base}/tools/resolver?port=22`);
       assert.match((await page.locator('[data-resolver-zone] .alert').textContent()) ?? '', /RESOLVER_TEST_ZONE/);
       assert.equal(await page.locator('#my-ip').textContent(), '127.0.0.1');
       assert.equal(await page.locator('nav a[aria-current="page"]').textContent(), 'Resolver');
@@ -59,18 +65,7 @@ describe('/tools/resolver without a zone', { skip: chromiumSkipReason, timeout: 
       assert.equal(shown, expected.statusCode === 200 ? shown : body.error);
       if (expected.statusCode === 200) assert.match(shown, /^Port 22 of /);
       // 4xx answers of the port check are expected console lines: anything else is a problem.
-      watched.problems.splice(
-        0,
-        watched.problems.length,
-        ...watched.problems.filter((p) => !/status of 4\d\d/.test(p)),
-      );
-      await assertPageHealthy(watched, `off at ${width}`);
-      for (const scheme of ['light', 'dark'] as const) {
-        await page.emulateMedia({ colorScheme: scheme });
-        assert.deepEqual(await seriousViolations(page), [], `off ${width} ${scheme}`);
-        await screenshot(page, `resolver-off-${width}-${scheme}`);
-      }
-      await page.context().close();
+      await checkPage(watched, `resolver-off-${width}`, (problem) => /status of 4\d\d/.test(problem));
     }
   });
 });
@@ -111,8 +106,8 @@ describe('/tools/resolver from a visitor network behind a validating Unbound', {
   });
 
   it('names the resolver, its subnet policy, and that it validates DNSSEC', async () => {
-    for (const width of WIDTHS) {
-      const watched = await watchedPage(browser, base, { width });
+    for (const width of site.WIDTHS) {
+      const watched = await site.watchedPage(browser, base, { width });
       const { page } = watched;
       await page.goto(`${base}/tools/resolver`);
       const sentence = await textWhen(page, '#resolver-summary', (text) => text.startsWith('Your DNS queries'));
@@ -132,15 +127,11 @@ describe('/tools/resolver from a visitor network behind a validating Unbound', {
         /^curl http:\/\/10\.231\.\d+\.1:\d+\/api\/v1\/resolver\/[a-z2-7]{24}$/,
       );
       // The test names are other origins by design, and the broken one fails to load.
-      const expected = (problem: string) => problem.includes(`.${ZONE}:`) || problem.includes('ERR_NAME_NOT_RESOLVED');
-      watched.problems.splice(0, watched.problems.length, ...watched.problems.filter((p) => !expected(p)));
-      await assertPageHealthy(watched, `on at ${width}`);
-      for (const scheme of ['light', 'dark'] as const) {
-        await page.emulateMedia({ colorScheme: scheme });
-        assert.deepEqual(await seriousViolations(page), [], `on ${width} ${scheme}`);
-        await screenshot(page, `resolver-on-${width}-${scheme}`);
-      }
-      await page.context().close();
+      await checkPage(
+        watched,
+        `resolver-on-${width}`,
+        (problem) => problem.includes(`.${ZONE}:`) || problem.includes('ERR_NAME_NOT_RESOLVED'),
+      );
     }
   });
 });

@@ -10,15 +10,16 @@ export const ZONE = 'probe.test';
 /** 24 characters of base32, as the page makes them. */
 export const TOKEN = 'abcdefghijklmnopqrstuvw2';
 
-export function findDig(): string | null {
-  for (const candidate of ['/usr/bin/dig', '/usr/local/bin/dig']) {
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {}
+const executable = (file: string) => {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
   }
-  return null;
-}
+};
+
+export const findDig = (): string | null => ['/usr/bin/dig', '/usr/local/bin/dig'].find(executable) ?? null;
 
 export type ZoneApp = { app: FastifyInstance; dnsPort: number };
 
@@ -35,7 +36,12 @@ export async function startZoneApp(env: Record<string, string> = {}, deps: AppDe
     },
     deps,
   );
-  await app.ready();
+  try {
+    await app.ready();
+  } catch (error) {
+    await app.close().catch(() => {});
+    throw error;
+  }
   return { app, dnsPort };
 }
 
