@@ -13,6 +13,7 @@ import { limitsConfigVariables } from './limits/config.ts';
 import { parseRateLimits, type TierLimits } from './limits/tiers.ts';
 import { mailConfigVariables } from './mail/config.ts';
 import { metricsConfigVariables } from './metrics/config.ts';
+import { portConfigVariables } from './port/config.ts';
 import { streamConfigVariables } from './probes/stream/config.ts';
 import { tracerouteConfigVariables } from './probes/traceroute/config.ts';
 import { scaleConfigVariables } from './scale/config.ts';
@@ -119,6 +120,7 @@ export const configVariables = {
   ...httpCheckConfigVariables,
   ...mailConfigVariables,
   ...limitsConfigVariables,
+  ...portConfigVariables,
 } satisfies Record<string, ConfigVariable<unknown>>;
 
 type Variables = typeof configVariables;
