@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { apiErrors } from '../http/errors.ts';
+import { goIndentedJson } from '../http/go-json.ts';
 import { RATE_LIMITED } from '../http/route-config.ts';
 import { CALLER_SPECIFIC_CACHE_CONTROL } from '../http/schemas.ts';
 import { type InFlightCap, withinInFlightCap } from '../limits/in-flight.ts';
 import { type PortChecker, parsePortNumber } from './checker.ts';
-import { echoipJson } from './echoip-json.ts';
 import { PORT_HINT, portRouteSchema, textPortRouteSchema } from './schema.ts';
 
 export interface PortPluginOptions {
@@ -43,7 +43,7 @@ export const portPlugin: FastifyPluginAsyncTypebox<PortPluginOptions> = async (a
 
 /** As bytes: Fastify appends `; charset=utf-8` to a JSON type sent as a string, and echoip sends none. */
 function sendBytes(reply: FastifyReply, fields: Record<string, string | number | boolean>): FastifyReply {
-  return reply.send(Buffer.from(echoipJson(fields)));
+  return reply.send(Buffer.from(goIndentedJson(fields)));
 }
 
 /** echoip names the port as Go's filepath.Base names the path's last element: `/port/` is "port". */
