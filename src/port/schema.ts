@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { callerSpecificHeaders, commonErrorResponses, okResponse } from '../http/schemas.ts';
+import { callerSpecific, commonErrorResponses, okResponse } from '../http/schemas.ts';
 import { inFlightCapText } from '../limits/in-flight.ts';
 import { PORT_CHECK_TIMEOUT_MS, PORT_CHECK_TOOL } from './tool.ts';
 
@@ -39,11 +39,6 @@ export const PortAnswer = Type.Object(
 );
 
 const EchoipPortAnswer = Type.Object({ ip, port, reachable }, { additionalProperties: false });
-
-const callerSpecific = <T extends { headers: object }>(response: T) => ({
-  ...response,
-  headers: { ...response.headers, ...callerSpecificHeaders },
-});
 
 const EchoipError = Type.Object(
   {
