@@ -24,21 +24,29 @@ export const portPlugin: FastifyPluginAsyncTypebox<PortPluginOptions> = async (a
     return withinInFlightCap(cap, request, () => checker.check(request.clientIp, port));
   };
 
-  app.get('/api/v1/port/:n', { schema: portRouteSchema, config: CONFIG }, async (request, reply) => {
-    const port = parsePortNumber(request.params.n);
-    if (port === null) throw apiErrors.invalidPathParameter('n', PORT_HINT);
-    reply.header('cache-control', CALLER_SPECIFIC_CACHE_CONTROL);
-    return checkCaller(request, port);
-  });
+  app.get(
+    '/api/v1/port/:n',
+    { schema: portRouteSchema, config: CONFIG, exposeHeadRoute: false },
+    async (request, reply) => {
+      const port = parsePortNumber(request.params.n);
+      if (port === null) throw apiErrors.invalidPathParameter('n', PORT_HINT);
+      reply.header('cache-control', CALLER_SPECIFIC_CACHE_CONTROL);
+      return checkCaller(request, port);
+    },
+  );
 
-  app.get('/port/:n', { schema: textPortRouteSchema, config: CONFIG }, async (request, reply) => {
-    reply.type('application/json').header('cache-control', CALLER_SPECIFIC_CACHE_CONTROL);
-    const port = parsePortNumber(request.params.n);
-    if (port === null)
-      return sendBytes(reply.code(400), { status: 400, error: `invalid port: ${lastSegment(request.params.n)}` });
-    const { ip, reachable } = await checkCaller(request, port);
-    return sendBytes(reply, { ip, port, reachable });
-  });
+  app.get(
+    '/port/:n',
+    { schema: textPortRouteSchema, config: CONFIG, exposeHeadRoute: false },
+    async (request, reply) => {
+      reply.type('application/json').header('cache-control', CALLER_SPECIFIC_CACHE_CONTROL);
+      const port = parsePortNumber(request.params.n);
+      if (port === null)
+        return sendBytes(reply.code(400), { status: 400, error: `invalid port: ${lastSegment(request.params.n)}` });
+      const { ip, reachable } = await checkCaller(request, port);
+      return sendBytes(reply, { ip, port, reachable });
+    },
+  );
 };
 
 /** As bytes: Fastify appends `; charset=utf-8` to a JSON type sent as a string, and echoip sends none. */

@@ -184,3 +184,13 @@ test('behind a trusted proxy the caller is the client it names; from an untruste
   assert.match(direct.json().error, /^Cannot check a port of your address: 127\.0\.0\.1 is a loopback address/);
   assert.equal(target.accepted.length, 1, 'no second connection');
 });
+
+test('HEAD /port/{n} connects to nothing: a 404, as on ifconfig.co (which serves GET only)', async () => {
+  await withCallerListening('127.0.0.1', async (app, target) => {
+    for (const url of [`/port/${target.port}`, `/api/v1/port/${target.port}`]) {
+      const response = await app.inject({ method: 'HEAD', url });
+      assert.equal(response.statusCode, 404, url);
+    }
+    assert.deepEqual(target.accepted, []);
+  });
+});
