@@ -48,6 +48,9 @@ import {
   timedTlsChecker,
 } from './metrics/instrument.ts';
 import { startMetrics } from './metrics/setup.ts';
+import { createPortChecker } from './port/checker.ts';
+import { portPlugin } from './port/plugin.ts';
+import { PORT_CHECK_TIMEOUT_MS, PORT_CHECK_TOOL } from './port/tool.ts';
 import { mtrPlugin } from './probes/mtr/plugin.ts';
 import { pingPlugin } from './probes/ping/plugin.ts';
 import type { Spawner } from './probes/spawn/spawner.ts';
@@ -202,6 +205,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
         maxPerClient: config.whoisMaxInFlightPerClient,
         socketsPerCall: WHOIS_TOOL.socketsPerCall,
       },
+      port: {
+        maxInFlight: config.portCheckMaxInFlight,
+        maxPerClient: config.portCheckMaxInFlightPerClient,
+        socketsPerCall: PORT_CHECK_TOOL.socketsPerCall,
+      },
     },
     { openFilesLimit: deps.openFilesLimit, fdReserve: config.fdReserve, now, log: app.log, slots: createStreamSlots },
   );
@@ -285,6 +293,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     }),
     ports,
     cap: inFlightCap('http', HTTP_CHECK_TOOL.calls, config.httpCheckTimeoutMs),
+  });
+  app.register(portPlugin, {
+    checker: createPortChecker(config.allowPrivateTargets),
+    cap: inFlightCap('port', PORT_CHECK_TOOL.calls, PORT_CHECK_TIMEOUT_MS),
   });
   app.register(accountPlugin, { accounts });
   const siteAssets = createAssetStore();

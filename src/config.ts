@@ -13,6 +13,7 @@ import { limitsConfigVariables } from './limits/config.ts';
 import { parseRateLimits, type TierLimits } from './limits/tiers.ts';
 import { mailConfigVariables } from './mail/config.ts';
 import { metricsConfigVariables } from './metrics/config.ts';
+import { portConfigVariables } from './port/config.ts';
 import { streamConfigVariables } from './probes/stream/config.ts';
 import { tracerouteConfigVariables } from './probes/traceroute/config.ts';
 import { resolverConfigVariables } from './resolver/config.ts';
@@ -85,7 +86,7 @@ const coreVariables = {
     name: 'ALLOW_PRIVATE_TARGETS',
     defaultText: '`false`',
     description:
-      'Let TLS checks, WHOIS referrals, ping, traceroute and the HTTP check (its redirects included) reach private, loopback, link-local, multicast, reserved and metadata addresses (for operators probing their own networks): `true` opens them all; a comma-separated list of CIDRs or addresses, IPv4 and IPv6 (`10.20.0.0/16,127.0.0.1/32,fd00::/8`), opens only the special-purpose addresses inside them, so the metadata address stays closed unless a range holds it. A CIDR with host bits set (`10.0.0.1/8`) is refused. A 6to4 (`2002::/16`) or Teredo (`2001::/32`) address counts as the IPv4 addresses it embeds (`2002:7f00:2::` as 127.0.0.2), which a list opens as it opens them.',
+      "Let TLS checks, WHOIS referrals, ping, traceroute, the HTTP check (its redirects included) and the port check (of the caller's own address) reach private, loopback, link-local, multicast, reserved and metadata addresses (for operators probing their own networks): `true` opens them all; a comma-separated list of CIDRs or addresses, IPv4 and IPv6 (`10.20.0.0/16,127.0.0.1/32,fd00::/8`), opens only the special-purpose addresses inside them, so the metadata address stays closed unless a range holds it. A CIDR with host bits set (`10.0.0.1/8`) is refused. A 6to4 (`2002::/16`) or Teredo (`2001::/32`) address counts as the IPv4 addresses it embeds (`2002:7f00:2::` as 127.0.0.2), which a list opens as it opens them.",
     parse: parseTargetPolicy,
   },
   requestTimeoutMs: {
@@ -120,6 +121,7 @@ export const configVariables = {
   ...httpCheckConfigVariables,
   ...mailConfigVariables,
   ...limitsConfigVariables,
+  ...portConfigVariables,
   ...resolverConfigVariables,
 } satisfies Record<string, ConfigVariable<unknown>>;
 

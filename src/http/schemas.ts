@@ -94,6 +94,12 @@ export const callerSpecificHeaders = {
   },
 } as const;
 
+/** A response about the caller, which no shared cache may keep. */
+export const callerSpecific = <T extends { headers: object }>(response: T) => ({
+  ...response,
+  headers: { ...response.headers, ...callerSpecificHeaders },
+});
+
 export function okResponse<T extends object>(schema: T, description: string) {
   return { ...schema, description, headers: rateLimitHeaders };
 }

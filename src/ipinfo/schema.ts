@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { callerSpecificHeaders, commonErrorResponses, okResponse } from '../http/schemas.ts';
+import { callerSpecific, commonErrorResponses, okResponse } from '../http/schemas.ts';
 import { ASN_PARAMETER_HINT, AsnBody } from './answers/asn-answer.ts';
 import { IpInfoBody } from './answers/json-schema.ts';
 import { withAttribution } from './attribution.ts';
@@ -98,11 +98,6 @@ export const IpFamily = Type.Object(
   },
   { additionalProperties: false },
 );
-
-const callerSpecific = <T extends { headers: object }>(response: T) => ({
-  ...response,
-  headers: { ...response.headers, ...callerSpecificHeaders },
-});
 
 export const jsonResponses = {
   200: withAttribution(callerSpecific(okResponse(IpInfoBody, 'What the service knows about the address.'))),

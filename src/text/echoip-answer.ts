@@ -1,3 +1,4 @@
+import { goString } from '../http/go-json.ts';
 import { parseUserAgent } from '../http/user-agent.ts';
 import type { IpData } from '../ipinfo/data/ip-data.ts';
 import { parseIp, unmapIpv4 } from '../net/ip-address.ts';
@@ -100,29 +101,4 @@ export function echoipJson(facts: EchoipFacts, userAgent: string | undefined, ho
     lines.push(`"user_agent": {\n${inner.join(',\n')}\n  }`);
   }
   return `{\n  ${lines.join(',\n  ')}\n}`;
-}
-
-/** echoip's `{status, error}` body for an error it answers as JSON. */
-export function echoipError(status: number, message: string): string {
-  return `{\n  "status": ${status},\n  "error": ${goString(message)}\n}`;
-}
-
-/**
- * A JSON string as Go's encoding/json writes it: HTML-safe (`<`, `>`, `&` as \u003c...), U+2028
- * and U+2029 escaped, other control characters as \u00XX in lower-case hex.
- */
-function goString(value: string): string {
-  let out = '"';
-  for (const char of value) {
-    const code = char.codePointAt(0) ?? 0;
-    if (char === '"') out += '\\"';
-    else if (char === '\\') out += '\\\\';
-    else if (char === '\n') out += '\\n';
-    else if (char === '\r') out += '\\r';
-    else if (char === '\t') out += '\\t';
-    else if (code < 0x20 || char === '<' || char === '>' || char === '&' || code === 0x2028 || code === 0x2029)
-      out += `\\u${code.toString(16).padStart(4, '0')}`;
-    else out += char;
-  }
-  return `${out}"`;
 }

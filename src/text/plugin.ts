@@ -18,7 +18,7 @@ import {
 import { TEXT_VALUES, type TextPath } from './text-answers.ts';
 
 const TEXT_TYPE = 'text/plain; charset=utf-8';
-/** Fastify adds `; charset=utf-8`: the same family as ifconfig.co's bare `application/json`. */
+/** ifconfig.co's exactly: sent as a Buffer, to which Fastify adds no `; charset=utf-8`. */
 const JSON_TYPE = 'application/json';
 
 /** The text face's errors are lines of text, not the JSON body (http/error-handler.ts). */
@@ -69,7 +69,7 @@ export const textPlugin: FastifyPluginAsyncTypebox<TextPluginOptions> = async (a
     return reply
       .header('content-type', JSON_TYPE)
       .header('cache-control', CALLER_SPECIFIC_CACHE_CONTROL)
-      .send(echoipJson(echoipFacts(asked, data), userAgent, hostname));
+      .send(Buffer.from(echoipJson(echoipFacts(asked, data), userAgent, hostname)));
   };
   app.get(
     '/',

@@ -1,7 +1,7 @@
+import type { TcpConnectOutcome } from '../../net/tcp-connect.ts';
+import { timeTcpConnect } from '../../net/tcp-connect.ts';
 import type { InProcessSession } from '../stream/probe-stream.ts';
 import type { PingDoneEvent, PingEvent, PingReplyEvent, PingTimeoutEvent } from './events.ts';
-import type { TcpConnectOutcome } from './tcp-connect.ts';
-import { timeTcpConnect } from './tcp-connect.ts';
 
 const TCP_PING_INTERVAL_MS = 1000;
 /** How long one connect may take before it is a `timeout`. */
