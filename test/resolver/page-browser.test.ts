@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS, chromiumSkipReason } from '../support/chromium.ts';
+import { type ListeningProcess, startListeningProcess } from '../support/listening-process.ts';
 import { createVisitorNamespace, netnsSkipReason, type VisitorNamespace } from '../support/resolver-netns.ts';
 import { startZoneResolver, type ZoneResolver } from '../support/resolver-test-unbound.ts';
 import * as site from '../support/site-browser.ts';
@@ -84,9 +85,16 @@ describe('/tools/resolver from a visitor network behind a validating Unbound', {
   let unbound: ZoneResolver;
   let browser: Browser;
   let base: string;
+  let server: ListeningProcess;
   before(async () => {
     visitor = await createVisitorNamespace(CHROMIUM);
-    zone = await startZoneApp({ RESOLVER_TEST_ADDRESSES: visitor.hostAddress });
+    server = await startListeningProcess(
+      'ip',
+      ['netns', 'exec', visitor.name, process.execPath, 'test/port/listener-in-netns.ts', visitor.visitorAddress],
+      {},
+    );
+    // The visitor's network is private: the port check may reach it only where the operator allows.
+    zone = await startZoneApp({ RESOLVER_TEST_ADDRESSES: visitor.hostAddress, ALLOW_PRIVATE_TARGETS: '10.231.0.0/16' });
     await zone.app.listen({ host: visitor.hostAddress, port: 0 });
     base = `http://${visitor.hostAddress}:${(zone.app.server.address() as AddressInfo).port}`;
     // Port 53: resolv.conf names no port.
@@ -99,6 +107,7 @@ describe('/tools/resolver from a visitor network behind a validating Unbound', {
     browser = await chromium.launch({ executablePath: visitor.chromium, args: CHROMIUM_ARGS, headless: true });
   });
   after(async () => {
+    server?.child.kill();
     await browser?.close();
     await unbound?.stop();
     await zone?.app.close();
@@ -133,5 +142,27 @@ describe('/tools/resolver from a visitor network behind a validating Unbound', {
         (problem) => problem.includes(`.${ZONE}:`) || problem.includes('ERR_NAME_NOT_RESOLVED'),
       );
     }
+  });
+
+  it("checks a port of the visitor's own: reachable where a server listens, refused where none does", async () => {
+    const open = new URL(server.url).port;
+    const { page } = await site.watchedPage(browser, base, { width: 1280 });
+    await page.goto(`${base}/tools/resolver?port=${open}`);
+    const reachable = await textWhen(page, '#port-result', (text) => text.startsWith('Port '));
+    assert.match(
+      reachable,
+      new RegExp(
+        `^Port ${open} of ${visitor.visitorAddress.replaceAll('.', '\\.')} is reachable \\(connected in [\\d.]+ ms\\)\\.$`,
+      ),
+    );
+    await page.fill('#port-number', '9');
+    await page.click('#port-form button');
+    const refused = await textWhen(page, '#port-result', (text) => text.startsWith('Port 9 '));
+    assert.equal(
+      refused,
+      `Port 9 of ${visitor.visitorAddress} is refused: the address answered, but nothing listens on that port (or a firewall rejects it).`,
+    );
+    assert.equal(new URL(page.url()).search, '?port=9', 'the URL holds the port checked');
+    await page.context().close();
   });
 });

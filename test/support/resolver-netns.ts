@@ -15,6 +15,7 @@ const run = promisify(execFile);
 export type VisitorNamespace = {
   readonly name: string;
   readonly hostAddress: string;
+  readonly visitorAddress: string;
   readonly chromium: string;
   remove(): Promise<void>;
 };
@@ -31,6 +32,7 @@ export async function createVisitorNamespace(chromiumPath: string): Promise<Visi
   const hostEnd = `nrh${process.pid}`.slice(0, 15);
   const visitorEnd = `nrv${process.pid}`.slice(0, 15);
   const hostAddress = `10.231.${id}.1`;
+  const visitorAddress = `10.231.${id}.2`;
   const dir = await mkdtemp(path.join(tmpdir(), 'netinfo-netns-'));
   const remove = async () => {
     await run('ip', ['link', 'del', hostEnd]).catch(() => {});
@@ -44,7 +46,7 @@ export async function createVisitorNamespace(chromiumPath: string): Promise<Visi
     await run('ip', ['addr', 'add', `${hostAddress}/30`, 'dev', hostEnd]);
     await run('ip', ['link', 'set', hostEnd, 'up']);
     const inside = (...args: string[]) => run('ip', ['netns', 'exec', name, 'ip', ...args]);
-    await inside('addr', 'add', `10.231.${id}.2/30`, 'dev', visitorEnd);
+    await inside('addr', 'add', `${visitorAddress}/30`, 'dev', visitorEnd);
     await inside('link', 'set', visitorEnd, 'up');
     await inside('link', 'set', 'lo', 'up');
     await mkdir(`/etc/netns/${name}`, { recursive: true });
@@ -52,7 +54,7 @@ export async function createVisitorNamespace(chromiumPath: string): Promise<Visi
     const chromium = path.join(dir, 'chromium-in-netns');
     await writeFile(chromium, `#!/bin/sh\nexec ip netns exec ${name} ${chromiumPath} "$@"\n`);
     await chmod(chromium, 0o755);
-    return { name, hostAddress, chromium, remove };
+    return { name, hostAddress, visitorAddress, chromium, remove };
   } catch (error) {
     await remove();
     throw error;

@@ -142,7 +142,7 @@ async function checkPort(port) {
   const answer = await response?.json().catch(() => undefined);
   if (response?.status === 200 && answer) {
     out.textContent = answer.reachable
-      ? `Port ${answer.port} of ${answer.ip} is reachable${answer.time_ms === undefined ? '' : ` (connected in ${answer.time_ms} ms)`}.`
+      ? `Port ${answer.port} of ${answer.ip} is reachable${typeof answer.time_ms === 'number' ? ` (connected in ${answer.time_ms} ms)` : ''}.`
       : `Port ${answer.port} of ${answer.ip} is ${PORT_REASONS[answer.reason] ?? 'not reachable'}.`;
   } else {
     out.textContent = answer?.error ?? 'The port check could not be made.';
