@@ -27,7 +27,7 @@ export const resolverPlugin: FastifyPluginAsyncTypebox<ResolverPluginOptions> = 
     },
   );
 
-  // Fetched by the page with mode 'no-cors' at each name of a test: only its arrival matters (CORS: http/cors.ts allows every origin).
+  // Fetched by the page (mode 'no-cors') at each name of a test: only its arrival matters.
   app.get(BEACON_PATH, { schema: beaconRouteSchema }, async (request, reply) => {
     const host = (request.headers.host ?? '').toLowerCase().replace(/:\d+$/, '');
     const zone = test?.zone;
