@@ -1,5 +1,5 @@
 import { createSocket } from 'node:dgram';
-import { once } from 'node:events';
+import { type EventEmitter, once } from 'node:events';
 import { createServer as createTcpServer, isIPv6, type Socket as TcpSocket } from 'node:net';
 import { normaliseIp } from '../net/ip-address.ts';
 
@@ -23,13 +23,8 @@ export async function startDnsListener(host: string, port: number, handle: Query
   });
   // A send to an unreachable peer reports here; the listener goes on.
   udp.on('error', () => {});
-  try {
-    udp.bind(port, host);
-    await once(udp, 'listening');
-  } catch (error) {
-    udp.close();
-    throw error;
-  }
+  udp.bind(port, host);
+  await listening(udp, () => udp.close());
 
   const connections = new Set<TcpSocket>();
   const tcp = createTcpServer((socket) => {
@@ -38,13 +33,8 @@ export async function startDnsListener(host: string, port: number, handle: Query
     serveTcp(socket, handle);
   });
   tcp.maxConnections = MAX_TCP_CONNECTIONS;
-  try {
-    tcp.listen(port, host);
-    await once(tcp, 'listening');
-  } catch (error) {
-    udp.close();
-    throw error;
-  }
+  tcp.listen(port, host);
+  await listening(tcp, () => udp.close());
   return {
     async close() {
       const tcpClosed = new Promise<void>((resolve) => tcp.close(() => resolve()));
@@ -53,6 +43,16 @@ export async function startDnsListener(host: string, port: number, handle: Query
       await tcpClosed;
     },
   };
+}
+
+/** Waits until `socket` listens; when it cannot (a taken port), `undo` closes what is open, and the error is thrown. */
+async function listening(socket: EventEmitter, undo: () => void): Promise<void> {
+  try {
+    await once(socket, 'listening');
+  } catch (error) {
+    undo();
+    throw error;
+  }
 }
 
 function serveTcp(socket: TcpSocket, handle: QueryHandler): void {
