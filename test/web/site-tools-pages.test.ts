@@ -19,6 +19,7 @@ describe('tool pages, server-rendered', () => {
   it('/tools links every tool page, and each page answers with its form, h1 and script', async () => {
     const list = await get('/tools');
     assert.equal(list.statusCode, 200);
+    assert.ok(list.body.includes('<a href="/tools/resolver"><strong>Resolver</strong>'), 'the resolver test too');
     for (const tool of TOOLS) {
       assert.ok(list.body.includes(`<a href="${tool.path}"><strong>${tool.heading}</strong>`), tool.key);
       const page = await get(tool.path);

@@ -128,6 +128,7 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
         '/tools/ping',
         '/tools/traceroute',
         '/tools/mtr',
+        '/tools/resolver',
       ]);
       await checkPage(watched, `tools-${width}`);
     }

@@ -3,6 +3,12 @@ import { escapeHtml as e } from './html.ts';
 import { codeBlock } from './ip-view.ts';
 
 export const RESOLVER_PAGE_PATH = '/tools/resolver';
+/** Its entry in the /tools list, beside the pages made from tool definitions. */
+export const RESOLVER_TOOL_ENTRY = {
+  path: RESOLVER_PAGE_PATH,
+  heading: 'Resolver',
+  summary: 'Which DNS resolvers answer for you, whether they send your subnet and validate DNSSEC; and a port check.',
+};
 
 export interface ResolverPageView {
   readonly ip: string;

@@ -12,7 +12,7 @@ import type { IpAnswer } from './ip-view.ts';
 import { contentSecurityPolicy, type PageOptions, renderPage, sendPage } from './layout.ts';
 import { type AsnPageAnswer, lookupKind, renderAsnLookup, renderIpLookup } from './lookup-page.ts';
 import { renderNotFound, renderRefused } from './not-found-page.ts';
-import { RESOLVER_PAGE_PATH, renderResolverPage } from './resolver-page.ts';
+import { RESOLVER_PAGE_PATH, RESOLVER_TOOL_ENTRY, renderResolverPage } from './resolver-page.ts';
 import { TOOLS } from './tool-definitions.ts';
 import { type ToolPage, toolPage } from './tool-fields.ts';
 import { renderToolList, renderToolPage, toolTitle } from './tool-page.ts';
@@ -199,10 +199,11 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
   app.get('/tools', pageRoute(), (_request, reply) =>
     page(reply, {
       title: 'Network tools · netinfo',
-      description: 'DNS, WHOIS, SSL, blacklist, mail, HTTP, ping, traceroute and MTR, each a page over the public API.',
+      description:
+        'DNS, WHOIS, SSL, blacklist, mail, HTTP, ping, traceroute, MTR and the resolver test, each a page over the public API.',
       active: 'tools',
       attribution: '',
-      main: renderToolList(TOOLS),
+      main: renderToolList([...TOOLS, RESOLVER_TOOL_ENTRY]),
     }),
   );
   for (const tool of TOOLS) {

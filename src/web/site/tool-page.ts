@@ -105,7 +105,7 @@ export function toolTitle(tool: ToolPage, query: Record<string, unknown>): strin
   return `${tool.heading}${subject ? `: ${subject}` : ''} · netinfo`;
 }
 
-export function renderToolList(tools: readonly ToolDefinition[]): string {
+export function renderToolList(tools: readonly Pick<ToolDefinition, 'path' | 'heading' | 'summary'>[]): string {
   const items = tools
     .map(
       (tool) =>
