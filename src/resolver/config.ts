@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { type ConfigVariable, integerIn, text } from '../config-values.ts';
+import { boolean, type ConfigVariable, integerIn, text } from '../config-values.ts';
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
@@ -55,6 +55,13 @@ export const resolverConfigVariables = {
     description:
       "This service's public addresses, IPv4 and/or IPv6, comma-separated: the A and AAAA records of the zone's test names and of its name server `ns.<zone>`. Required with RESOLVER_TEST_ZONE.",
     parse: addressList,
+  },
+  resolverTestDsPublished: {
+    name: 'RESOLVER_TEST_DS_PUBLISHED',
+    defaultText: '`false`',
+    description:
+      'Set to true once the DS record the service logs at start is in the parent zone. Until then the zone is unsigned to every resolver, validating or not, both test names resolve, and the test says it cannot tell whether a resolver validates DNSSEC (rather than that it does not).',
+    parse: boolean(false),
   },
   resolverTestTokenMinutes: {
     name: 'RESOLVER_TEST_TOKEN_MINUTES',

@@ -23,7 +23,7 @@ export const resolverPlugin: FastifyPluginAsyncTypebox<ResolverPluginOptions> = 
       const record = await test.tokens.read(request.params.token);
       if (record === undefined) throw apiErrors.unknownResolverToken();
       reply.header('cache-control', CALLER_SPECIFIC_CACHE_CONTROL);
-      return describeRecord(record, ip);
+      return describeRecord(record, ip, test.dsPublished);
     },
   );
 
@@ -40,7 +40,7 @@ export const resolverPlugin: FastifyPluginAsyncTypebox<ResolverPluginOptions> = 
   });
 };
 
-async function describeRecord(record: TokenRecord, ip: IpInfoServices) {
+async function describeRecord(record: TokenRecord, ip: IpInfoServices, dsPublished: boolean) {
   const data = await snapshotOf(ip.store);
   const resolvers = await Promise.all(
     record.resolvers.map(async (sighting) => {
@@ -59,6 +59,10 @@ async function describeRecord(record: TokenRecord, ip: IpInfoServices) {
   );
   const signed = record.beacons.includes('ok');
   const broken = record.beacons.includes('bad');
-  const validating = signed && !broken ? true : signed && broken ? false : null;
-  return { resolvers, dnssec: { validating, signed, broken }, expires: new Date(record.expiresAt).toISOString() };
+  const validating = !dsPublished ? null : signed && !broken ? true : signed && broken ? false : null;
+  return {
+    resolvers,
+    dnssec: { validating, signed, broken, ds_published: dsPublished },
+    expires: new Date(record.expiresAt).toISOString(),
+  };
 }

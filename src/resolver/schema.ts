@@ -30,11 +30,15 @@ const ResolverAnswer = Type.Object(
       {
         validating: Type.Union([Type.Boolean(), Type.Null()], {
           description:
-            "true: the browser reached the correctly signed name and not the one with broken signatures, so a resolver on the way refused bogus data. false: it reached both (no resolver validates). null: it reached neither (the page's requests did not arrive, or have not yet), or only the broken one, so nothing can be said.",
+            "true: the browser reached the correctly signed name and not the one with broken signatures, so a resolver on the way refused bogus data. false: it reached both (no resolver validates). null: it reached neither (the page's requests did not arrive, or have not yet), or only the broken one, or the zone's DS is not published (`ds_published` false: then the zone is unsigned to every resolver and both names resolve whether it validates or not), so nothing can be said.",
         }),
         signed: Type.Boolean({ description: 'An HTTP request for the correctly signed name (`ok-<token>`) arrived.' }),
         broken: Type.Boolean({
           description: 'An HTTP request for the name with broken signatures (`bad-<token>`) arrived.',
+        }),
+        ds_published: Type.Boolean({
+          description:
+            "The operator says the zone's DS record is in the parent zone (RESOLVER_TEST_DS_PUBLISHED), so a validating resolver has a chain of trust to the zone's key.",
         }),
       },
       { additionalProperties: false },

@@ -11,11 +11,14 @@ export interface ResolverTestConfig {
   readonly resolverTestDnsHost: string;
   readonly resolverTestAddresses: readonly string[];
   readonly resolverTestTokenMinutes: number;
+  readonly resolverTestDsPublished: boolean;
   readonly dataDir: string;
 }
 
 export interface ResolverTest {
   readonly zone: string;
+  /** The operator says the zone's DS is in its parent: only then can a broken name tell anything. */
+  readonly dsPublished: boolean;
   readonly tokens: TokenLog;
 }
 
@@ -63,5 +66,5 @@ export function createResolverTest(
     );
   });
   app.addHook('onClose', async () => listener?.close());
-  return { zone, tokens };
+  return { zone, tokens, dsPublished: config.resolverTestDsPublished };
 }

@@ -28,7 +28,7 @@ describe('resolver test tokens shared through Redis', { skip, timeout: 60_000 },
         body.resolvers.map((r: { ip: string; ecs: string }) => [r.ip, r.ecs]),
         [['127.0.0.1', '192.0.2.0/24']],
       );
-      assert.deepEqual(body.dnssec, { validating: true, signed: true, broken: false });
+      assert.deepEqual(body.dnssec, { validating: true, signed: true, broken: false, ds_published: true });
       // Kept no longer than the test lasts.
       const [key] = await suite.client.keys(`*resolver-test*${TOKEN}*`);
       assert.ok(key !== undefined, 'the token is in Redis');

@@ -34,7 +34,7 @@ describe('the resolver test tokens', { skip }, () => {
           hostname: null,
           seen: '2026-11-28T06:00:00.000Z',
         })),
-        dnssec: { validating: null, signed: false, broken: false },
+        dnssec: { validating: null, signed: false, broken: false, ds_published: true },
         expires: '2026-11-28T06:05:00.000Z',
       });
       // A later query does not extend the test.
@@ -67,6 +67,18 @@ describe('the resolver test tokens', { skip }, () => {
       assert.equal(await verdict(validating as string), true);
       assert.equal(await verdict(notValidating as string), false);
       assert.equal(await verdict(unknown as string), null);
+
+      // Without the DS in the parent zone, both names resolve for every resolver: no verdict.
+      const unpublished = await startZoneApp({ RESOLVER_TEST_DS_PUBLISHED: 'false' });
+      try {
+        await dig({ host: '127.0.0.1', port: unpublished.dnsPort }, 'A', `${notValidating}.${ZONE}`);
+        await unpublished.app.inject(beacon(`ok-${notValidating}`));
+        await unpublished.app.inject(beacon(`bad-${notValidating}`));
+        const { dnssec } = (await unpublished.app.inject({ url: `/api/v1/resolver/${notValidating}` })).json();
+        assert.deepEqual(dnssec, { validating: null, signed: true, broken: true, ds_published: false });
+      } finally {
+        await unpublished.app.close();
+      }
       // A beacon for a token no resolver asked about stores nothing (no memory for made-up names).
       const stranger = 'dddddddddddddddddddddddd';
       assert.equal((await app.inject(beacon(`ok-${stranger}`))).statusCode, 204);

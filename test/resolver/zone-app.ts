@@ -32,6 +32,8 @@ export async function startZoneApp(env: Record<string, string> = {}, deps: AppDe
       RESOLVER_TEST_DNS_PORT: String(dnsPort),
       RESOLVER_TEST_DNS_HOST: '127.0.0.1',
       RESOLVER_TEST_ADDRESSES: '127.0.0.1,::1',
+      // Unbound in these tests holds the DS as its trust anchor: the chain a published DS gives.
+      RESOLVER_TEST_DS_PUBLISHED: 'true',
       ...env,
     },
     deps,

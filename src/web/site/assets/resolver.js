@@ -53,7 +53,9 @@ function describe(answer) {
       ? 'They validate DNSSEC: the name with broken signatures did not resolve.'
       : dnssec.validating === false
         ? 'They do not validate DNSSEC: the name with broken signatures resolved.'
-        : 'Whether they validate DNSSEC could not be seen: the browser reached neither test name.';
+        : !dnssec.ds_published
+          ? "Whether they validate DNSSEC cannot be told: this service's test zone has no DS record in its parent zone yet."
+          : 'Whether they validate DNSSEC could not be seen: the browser reached neither test name.';
   return `Your DNS queries are answered by ${count}${who}${where}. ${ecs} ${validation}`;
 }
 
