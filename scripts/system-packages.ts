@@ -26,6 +26,7 @@ export const SYSTEM_PACKAGES = {
       purpose: 'the TLS tests make their certificates and OCSP responses with it',
     },
     { command: 'promtool', package: 'prometheus', purpose: 'the metrics tests check /metrics with promtool' },
+    { command: 'curl', package: 'curl', purpose: 'the port check tests ask from inside a network namespace' },
   ],
 } as const;
 

@@ -24,7 +24,7 @@ test('a missing system package is named with what it is for, each its own reason
   assert.match(line('promtool') ?? '', /promtool \(apt package prometheus\): the metrics tests check \/metrics/);
   assert.match(
     message,
-    /sudo apt-get install -y knot bind9-dnsutils redis-server chromium postgresql unbound openssl prometheus$/,
+    /sudo apt-get install -y knot bind9-dnsutils redis-server chromium postgresql unbound openssl prometheus curl$/,
   );
   const purposes = [...SYSTEM_PACKAGES.runtime, ...SYSTEM_PACKAGES.test].map((entry) => entry.purpose);
   assert.equal(new Set(purposes).size, purposes.length, 'no reason is copied onto another package');
