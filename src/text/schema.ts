@@ -125,7 +125,7 @@ const echoipResponses = {
 
 export const callerAddressRouteSchema = {
   summary: "The caller's IP address and a newline, for clients that do not ask for HTML",
-  description: `What \`curl host\` shows, as on ifconfig.co: the caller's address as one line of text, to the command-line clients ifconfig.co knows by their User-Agent (curl, Wget, HTTPie, xh, Go's client, fetch, ddclient, MikroTik) whatever their Accept, to \`Accept: text/plain\`, and (where ifconfig.co would send its HTML page) to any client whose Accept lists neither text/html nor application/json, a script without a User-Agent included. Accept listing application/json (and not text/html) gets ifconfig.co's JSON; a browser (Accept listing text/html) gets the HTML home page, which also always shows the address (with the limit's message in place of the facts when the window is spent). ${FREE_ADDRESS_RULE} ${TEXT_RULES}`,
+  description: `What \`curl host\` shows, as on ifconfig.co: the caller's address as one line of text, to the command-line clients ifconfig.co knows by their User-Agent (curl, Wget, HTTPie, xh, Go's client, fetch, ddclient, MikroTik) whatever their Accept, to \`Accept: text/plain\`, and (where ifconfig.co would send its HTML page) to any client whose Accept lists neither text/html nor application/json, a script without a User-Agent included. Accept listing application/json (and not text/html) gets ifconfig.co's JSON (as /json, and counted like it); a browser (Accept listing text/html) gets the HTML home page, which also always shows the address (with the limit's message in place of the facts when the window is spent). The text answer: ${FREE_ADDRESS_RULE} ${TEXT_RULES}`,
   operationId: 'getTextCallerIp',
   tags: ['text'],
   querystring: IpQuery,

@@ -25,7 +25,8 @@ import { freePort } from '../support/free-port.ts';
  * HTML page where netinfo deliberately answers text (see rootAnswerKind in src/http/user-agent.ts);
  * those are counted and checked for what netinfo answers instead, never skipped silently.
  */
-const DATA_DIR = '.tmp/test-data-echoip';
+// The other tests' data directory: the embedded City database is decompressed there once.
+const DATA_DIR = '.tmp/test-data';
 const family = (type: string) => type.split(';')[0]?.trim() ?? '';
 
 describe('the text face is a drop-in for ifconfig.co (echoip fixtures)', { timeout: 300_000 }, () => {
