@@ -18,6 +18,7 @@ import { COMPRESSION_THRESHOLD_BYTES, registerCompression } from './http/compres
 import { registerPlainTextEscaping } from './http/control-characters.ts';
 import { registerCors } from './http/cors.ts';
 import { answerConnect, refuseOverlongUrls, registerErrorHandling } from './http/error-handler.ts';
+import { createInternalRequests } from './http/internal-request.ts';
 import { createServiceLogger, registerAccessLog } from './http/logging.ts';
 import { openApiDocumentPlugin, registerOpenApi } from './http/openapi.ts';
 import { closeQueryStrings } from './http/query-params.ts';
@@ -40,6 +41,8 @@ import { createUpstreamCharges } from './limits/upstream-cost.ts';
 import { createMailChecker } from './mail/checker.ts';
 import { mailPlugin } from './mail/plugin.ts';
 import { MAIL_TOOL } from './mail/tool.ts';
+import { buildMesh } from './mesh/build.ts';
+import { meshPlugin } from './mesh/plugin.ts';
 import {
   countedDnsCache,
   countedTtlCache,
@@ -161,12 +164,14 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     onKeyCache: (hit) => metrics.cache('key', hit),
   });
   const charges = createUpstreamCharges({ store, limits: config.rateLimits, now });
+  const internalRequests = createInternalRequests();
   registerRateLimiting(app, {
     limiter: createRateLimiter({ store, limits: config.rateLimits, now }),
     callers: deps.callers ?? accounts.callers,
     prefix: API_PREFIX,
     exclude: [ACCOUNT_PREFIX],
     onRefused: (tier) => metrics.rateLimited(tier),
+    exempt: internalRequests.is,
   });
   metrics.watchRedisFallback(() => app.readiness.report().checks.redis?.state === 'degraded');
 
@@ -298,6 +303,16 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     checker: createPortChecker(config.allowPrivateTargets),
     cap: inFlightCap('port', PORT_CHECK_TOOL.calls, PORT_CHECK_TIMEOUT_MS),
   });
+  // Measurements from many nodes: each probe runs as a request to the single-node route above.
+  const mesh = await buildMesh(app, config, {
+    meshStore: shared.meshStore,
+    shared: config.redisUrl !== null,
+    ipData: ipInfo.store,
+    routes,
+    internal: internalRequests,
+    now,
+  });
+  app.register(meshPlugin, { mesh, sweepMs: (config.nodeHeartbeatSeconds * 1000) / 2 });
   app.register(accountPlugin, { accounts });
   const siteAssets = createAssetStore();
   app.register(dashboardPlugin, { accounts, site: siteAssets });

@@ -12,6 +12,7 @@ import { ipInfoConfigVariables } from './ipinfo/config.ts';
 import { limitsConfigVariables } from './limits/config.ts';
 import { parseRateLimits, type TierLimits } from './limits/tiers.ts';
 import { mailConfigVariables } from './mail/config.ts';
+import { meshConfigVariables } from './mesh/config.ts';
 import { metricsConfigVariables } from './metrics/config.ts';
 import { portConfigVariables } from './port/config.ts';
 import { streamConfigVariables } from './probes/stream/config.ts';
@@ -123,6 +124,7 @@ export const configVariables = {
   ...limitsConfigVariables,
   ...portConfigVariables,
   ...resolverConfigVariables,
+  ...meshConfigVariables,
 } satisfies Record<string, ConfigVariable<unknown>>;
 
 type Variables = typeof configVariables;

@@ -1,6 +1,7 @@
 // First, before other modules load and the heap sees a full GC (see the module for why).
 import './runtime/retain-next-tick-shape.ts';
 import cluster from 'node:cluster';
+import { randomBytes } from 'node:crypto';
 import { buildApp } from './app.ts';
 import { type Config, loadConfigOrExit } from './config.ts';
 import { clusterScrape } from './metrics/cluster.ts';
@@ -64,7 +65,10 @@ async function supervise(config: Config): Promise<void> {
   let exitCode = 0;
   /** A worker that dies leaves, its replacement joins. */
   const listening = new Set<number>();
-  const fork = () => cluster.fork();
+  // Without MESH_SECRET the workers still share measurements through Redis (a request may reach any
+  // of them), under a key of this supervisor's making that no other machine has: a mesh of one node.
+  const workerEnv = config.meshSecret === null ? { MESH_SECRET: randomBytes(32).toString('hex') } : {};
+  const fork = () => cluster.fork(workerEnv);
   cluster.on('listening', (worker, address) => {
     // The resolver test's DNS sockets (RESOLVER_TEST_DNS_PORT) are reported here too, before the HTTP port.
     if (config.port !== 0 && address.port !== config.port) return;

@@ -64,6 +64,11 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           description:
             'Plain text for terminals at ifconfig.co-compatible paths (outside /api/v1, counted against the same limits)',
         },
+        {
+          name: 'measurements',
+          description:
+            'Probes from many places: the instances that share Redis and MESH_SECRET are nodes, and any of them runs a measurement from all of them',
+        },
         { name: 'operations', description: 'Health of the service (outside /api/v1, not rate-limited)' },
         { name: 'account', description: 'Accounts, sessions and API keys, for the dashboard (cookie sessions)' },
       ],

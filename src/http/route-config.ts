@@ -8,11 +8,11 @@ declare module 'fastify' {
     /** Routes under /api/v1 are limited without it; the plain-text paths outside it (`/ip`, `/json`...) set it. */
     rateLimited?: boolean;
     /**
-     * From the parsed body (a batch: its distinct items), counted all-or-nothing before the
-     * handler; throws the catalogue's 400 for a body that cannot be counted. Without it a request
+     * From the validated body (a batch: its distinct items; a measurement: its probes), counted
+     * all-or-nothing before the handler; throws the catalogue's 400 for a body that cannot be counted. Without it a request
      * counts one, as it arrives.
      */
-    rateLimitCost?: (request: FastifyRequest) => number;
+    rateLimitCost?: (request: FastifyRequest) => number | Promise<number>;
     /** In the 429's words: "this batch has 101 items". */
     rateLimitCostText?: (request: FastifyRequest, cost: number) => string;
     /** Errors as one line of text/plain instead of JSON, same status and headers: terminals read these paths. */

@@ -26,8 +26,8 @@ export function isStreamEventId(value: string): boolean {
 
 export interface EventStream {
   readonly id: string;
-  /** Does nothing after close() or once the client has gone. */
-  send(event: object): void;
+  /** Does nothing after close() or once the client has gone. `id`: the event's own (a stored stream's), else the next `netinfo.<stream>.<seq>`. */
+  send(event: object, id?: string): void;
   /** Idempotent. */
   close(): void;
   /** Aborted when the client goes away before close(). */
@@ -63,8 +63,8 @@ export function openEventStream(request: FastifyRequest, reply: FastifyReply): E
   return {
     id,
     clientGone: gone.signal,
-    send(event) {
-      if (writable()) response.write(formatEvent(`netinfo.${id}.${++seq}`, event));
+    send(event, eventId) {
+      if (writable()) response.write(formatEvent(eventId ?? `netinfo.${id}.${++seq}`, event));
     },
     close() {
       if (writable()) response.end();

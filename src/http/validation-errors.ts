@@ -18,6 +18,7 @@ export function validationError(
 ): ApiError {
   const issue = issues[0];
   if (!issue) return apiErrors.badRequest('Invalid request.');
+  if (part === 'body') return bodyError(issue);
   if (issue.keyword === 'required') return apiErrors.missingParameter(String(issue.params.missingProperty));
   const name = issue.instancePath.replace(/^\//, '').split('/')[0] ?? '';
   if (name === '') return apiErrors.badRequest(`Invalid request: ${issue.message ?? 'not accepted'}.`);
@@ -29,6 +30,27 @@ export function validationError(
     return apiErrors.invalidParameter(name, `must be one of ${allowed.join(', ')}`);
   }
   return apiErrors.invalidParameter(name, issue.message ?? 'not accepted');
+}
+
+/** A JSON body's field by its path: `locations[0].limit`. */
+function bodyError(issue: ValidationIssue): ApiError {
+  const path = issue.instancePath
+    .split('/')
+    .slice(1)
+    .map((segment, index) => (/^\d+$/.test(segment) ? `[${segment}]` : index === 0 ? segment : `.${segment}`))
+    .join('');
+  if (issue.keyword === 'required') {
+    const field = `${path === '' ? '' : `${path}.`}${String(issue.params.missingProperty)}`;
+    return apiErrors.badRequest(`The body lacks the field '${field}'.`);
+  }
+  if (issue.keyword === 'additionalProperties') {
+    const field = `${path === '' ? '' : `${path}.`}${String(issue.params.additionalProperty)}`;
+    return apiErrors.badRequest(`The body has a field '${field}' this endpoint does not take.`);
+  }
+  const allowed = issue.keyword === 'enum' ? (issue.params.allowedValues as unknown[] | undefined) : undefined;
+  const problem = allowed ? `must be one of ${allowed.join(', ')}` : (issue.message ?? 'is not accepted');
+  if (path === '') return apiErrors.badRequest(`The body ${problem}.`);
+  return apiErrors.badRequest(`Invalid field '${path}' in the body: ${problem}.`);
 }
 
 declare module 'fastify' {

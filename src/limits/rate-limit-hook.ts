@@ -46,6 +46,8 @@ export function registerRateLimiting(
     exclude?: readonly string[];
     /** Told of every 429 answered, with the caller's tier (netinfo_rate_limited_total). */
     onRefused?: (tier: string) => void;
+    /** Requests not counted: the service's own (a mesh probe, paid for where the measurement was taken). */
+    exempt?: (request: FastifyRequest) => boolean;
   },
 ): void {
   const { limiter, callers, prefix } = options;
@@ -100,8 +102,10 @@ export function registerRateLimiting(
     return apply(request, reply, identified, decision, cost);
   }
 
+  const exempt = options.exempt ?? (() => false);
+
   function limit(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
-    if (request.method === 'OPTIONS') {
+    if (request.method === 'OPTIONS' || exempt(request)) {
       done();
       return;
     }
@@ -123,8 +127,8 @@ export function registerRateLimiting(
   /**
    * A route whose requests count as more than one (a batch): the key is checked as the request
    * arrives (a rejected key is counted as one and answered 401 there), and the count, all or
-   * nothing, waits for the body (`preValidation`). A request refused before its body is read (415,
-   * 413) or whose body cannot be counted (400) counts as one.
+   * nothing, waits for the validated body (`preHandler`). A request refused before (415, 413, a
+   * body its schema refuses) or whose body cannot be counted (400) counts as one.
    */
   const pendingCount = new WeakMap<FastifyRequest, Identified>();
   function identifyFirst(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
@@ -160,7 +164,7 @@ export function registerRateLimiting(
     pendingCount.delete(request);
     let items: number;
     try {
-      items = cost(request);
+      items = await cost(request);
     } catch (error) {
       const refusal = await count(request, reply, identified);
       throw refusal ?? error;
@@ -184,7 +188,7 @@ export function registerRateLimiting(
    */
   function limitWithQueryKey(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
     const key = apiKeyParameter(request.query);
-    if (key === undefined || request.method === 'OPTIONS') {
+    if (key === undefined || request.method === 'OPTIONS' || exempt(request)) {
       limit(request, reply, done);
       return;
     }
@@ -218,7 +222,8 @@ export function registerRateLimiting(
       return;
     }
     route.onRequest = [identifyFirst as onRequestHookHandler, ...hookList(route.onRequest)];
-    route.preValidation = [countCost, ...hookList(route.preValidation)];
+    // After validation: a cost may read the body as its schema types it (a measurement's probes).
+    route.preHandler = [countCost, ...hookList(route.preHandler)];
     route.onSend = [
       ...hookList(route.onSend),
       (request, reply, payload) => countLeftOver(request, reply).then(() => payload),

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import type { OwnerChanges } from '../accounts/owner-changes.ts';
@@ -10,6 +11,9 @@ import { createFallbackRateLimitStore } from '../limits/fallback-store.ts';
 import { createMemoryRateLimitStore } from '../limits/memory-store.ts';
 import { createRedisRateLimitStore } from '../limits/redis-store.ts';
 import type { RateLimitStore } from '../limits/store.ts';
+import { createMemoryMeshStore } from '../mesh/memory-store.ts';
+import { createRedisMeshStore } from '../mesh/redis-store.ts';
+import type { MeshStore, MeshStoreOptions } from '../mesh/store.ts';
 import { createFallbackStreamSlots } from '../probes/stream/fallback-slots.ts';
 import { createRedisStreamSlots } from '../probes/stream/redis-slots.ts';
 import { createStreamSlots, type StreamSlots } from '../probes/stream/slots.ts';
@@ -23,6 +27,8 @@ export interface SharedState {
   readonly ownerChanges: OwnerChanges | null;
   /** Call once: one set of caps for all the tools. */
   streamSlots(limits: StreamSlotLimits): StreamSlots;
+  /** Where measurements live: this process, or Redis when a mesh key is given (a mesh of instances). */
+  meshStore(options: MeshStoreOptions): MeshStore;
 }
 
 export interface StreamSlotLimits {
@@ -53,6 +59,7 @@ export async function createSharedState(
       ttlCache: (_namespace, maxEntries) => createMemoryTtlCache({ maxEntries, now }),
       ownerChanges: null,
       streamSlots: (limits) => createStreamSlots(limits),
+      meshStore: (options) => createMemoryMeshStore({ ttlMs: options.ttlMs, now }),
     };
   }
 
@@ -144,6 +151,12 @@ export async function createSharedState(
       });
       fallbacks.push(slots);
       return slots;
+    },
+    meshStore: (options) => {
+      if (options.secret === null) return createMemoryMeshStore({ ttlMs: options.ttlMs, now });
+      // Meshes with different keys on one Redis never meet: the keys' names carry a hash of the key.
+      const scope = createHash('sha256').update(options.secret).digest('hex').slice(0, 12);
+      return createRedisMeshStore(redis, { ...options, prefix: `netinfo:mesh:${scope}:`, log: app.log });
     },
   };
 }
