@@ -1,5 +1,5 @@
 import AjvCompiler from '@fastify/ajv-compiler';
-import type { FastifyServerOptions } from 'fastify';
+import type { FastifyServerOptions, RouteOptions } from 'fastify';
 
 type CompilersFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
 type ValidatorFactory = NonNullable<CompilersFactory['buildValidator']>;
@@ -98,4 +98,18 @@ export function numericProperties(schema: unknown): NumericProperty[] {
     if (types.includes('number')) return [{ name, kind: 'number' }];
     return [];
   });
+}
+
+/**
+ * For a route whose body must be taken exactly as sent (`validatorCompiler` of the route): unknown
+ * fields refused rather than dropped, nothing coerced. A measurement's `{"cuntry": "FR"}` selector
+ * ran from anywhere; the account API keeps dropping what it does not store.
+ */
+export function exactValidatorCompiler(): NonNullable<RouteOptions['validatorCompiler']> {
+  const factory = AjvCompiler() as unknown as CompilerFromPool;
+  const compile = factory({}, { customOptions: { coerceTypes: false, removeAdditional: false }, plugins: [] });
+  return ({ schema, method, url, httpPart }) =>
+    compile({ schema, method, url, httpPart: httpPart ?? 'body' }) as ReturnType<
+      NonNullable<RouteOptions['validatorCompiler']>
+    >;
 }

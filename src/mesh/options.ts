@@ -50,14 +50,16 @@ export function createOptionsCheck(querySchema: (route: string) => QuerySchema |
       const issue = validate.errors?.[0] as {
         instancePath: string;
         message?: string;
-        params?: { missingProperty?: string };
+        params?: { missingProperty?: string; allowedValues?: unknown[] };
       };
       if (issue?.params?.missingProperty !== undefined) {
         throw apiErrors.badRequest(`${type} needs the option 'options.${issue.params.missingProperty}'.`);
       }
       const name = issue?.instancePath.replace(/^\//, '') ?? '';
       const field = name === targetName ? 'target' : `options.${name}`;
-      throw apiErrors.badRequest(`Invalid field '${field}' in the body: ${issue?.message ?? 'not accepted'}.`);
+      const allowed = issue?.params?.allowedValues;
+      const problem = allowed ? `must be one of ${allowed.join(', ')}` : (issue?.message ?? 'is not accepted');
+      throw apiErrors.badRequest(`Invalid field '${field}' in the body: ${problem}.`);
     }
     return options;
   };

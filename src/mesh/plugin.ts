@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../http/errors.ts';
+import { exactValidatorCompiler } from '../http/validators.ts';
 import { publicCaller } from '../limits/caller.ts';
 import { streamMeasurementEvents } from './events-stream.ts';
 import {
@@ -58,6 +59,7 @@ export const meshPlugin: FastifyPluginAsyncTypebox<MeshPluginOptions> = async (a
     '/api/v1/measurements',
     {
       schema: createMeasurementRouteSchema,
+      validatorCompiler: exactValidatorCompiler(),
       config: {
         // One request per probe: the plan is made (and refused) before the count, all or nothing.
         rateLimitCost: async (request) => {

@@ -26,16 +26,27 @@ export interface TestRedis {
   thaw(): void;
 }
 
-export async function startRedis(): Promise<TestRedis> {
+export interface RedisOptions {
+  /** Keep every write in an append-only file in this directory (fsync always), so a restart keeps the data. */
+  persistIn?: string;
+  /** Also listen on this Unix socket: processes in other network namespaces share the file system. */
+  unixSocket?: string;
+}
+
+export async function startRedis(options: RedisOptions = {}): Promise<TestRedis> {
   const binary = findRedisServer();
   if (!binary) throw new Error('redis-server not installed');
   const port = await freePort();
   let child: ChildProcess | undefined;
+  const persistence = options.persistIn
+    ? ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', options.persistIn]
+    : ['--appendonly', 'no'];
+  const socket = options.unixSocket ? ['--unixsocket', options.unixSocket, '--unixsocketperm', '700'] : [];
 
   async function start(): Promise<void> {
     const process = spawn(
       binary as string,
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, ...socket],
       {
         stdio: ['ignore', 'pipe', 'inherit'],
       },
