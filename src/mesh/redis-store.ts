@@ -128,6 +128,16 @@ export function createRedisMeshStore(redis: Redis, options: RedisMeshOptions): M
     for (const changed of watchers.get(channel) ?? []) changed();
   });
   let closed = false;
+  // After Redis comes back (a restart keeps the runners' keys with their old expiry times, which may
+  // have passed), the runners need a moment to say again that they live: no sweep judges silence
+  // until this connection has been up for as long as a runner's word lasts.
+  let upSince = redis.status === 'ready' ? performance.now() : Number.POSITIVE_INFINITY;
+  redis.on('ready', () => {
+    upSince = performance.now();
+  });
+  redis.on('close', () => {
+    upSince = Number.POSITIVE_INFINITY;
+  });
 
   const readState = (fields: Record<string, string>): MeasurementState | null => {
     if (fields.record === undefined) return null;
@@ -237,6 +247,7 @@ export function createRedisMeshStore(redis: Redis, options: RedisMeshOptions): M
       return outcomes[String(outcome)] ?? 'gone';
     },
     async sweep(id) {
+      if (performance.now() - upSince < RUNNER_TTL * heartbeatMs) return;
       await redis.eval(SWEEP, 2, key.m(id), key.events(id), key.m(id), prefix, nodeTimeoutMs);
     },
     async state(id) {

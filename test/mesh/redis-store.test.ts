@@ -57,6 +57,8 @@ describe('the Redis mesh store', { skip: redisSkipReason }, () => {
 
   test('a sweep fails a probe whose runner went silent, and one queued on a node that is gone', async () => {
     const store = await make(200, 1000);
+    // A store sweeps only once its connection has been up as long as a runner's word lasts (300 ms).
+    await sleep(350);
     await store.announce(nodeInfo('a'), 'a#1');
     const m = record(['a', 'gone']);
     await store.create(m, jobsOf(m));
