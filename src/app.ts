@@ -308,7 +308,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     meshStore: shared.meshStore,
     shared: config.redisUrl !== null,
     ipData: ipInfo.store,
-    routes,
     internal: internalRequests,
     now,
   });

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { InternalRequests } from '../http/internal-request.ts';
-import type { RouteCatalogue } from '../http/route-catalogue.ts';
 import type { IpDataStore } from '../ipinfo/data/ip-data-store.ts';
 import type { MeshConfig } from './config.ts';
 import { describeNode, type NodeFacts } from './describe-node.ts';
@@ -24,7 +23,6 @@ export async function buildMesh(
     /** True when Redis is configured: without it the node is a mesh of one whatever MESH_SECRET says. */
     shared: boolean;
     ipData: IpDataStore;
-    routes: RouteCatalogue;
     internal: InternalRequests;
     now: () => number;
   },
@@ -51,7 +49,7 @@ export async function buildMesh(
     // A mesh of one signs with a key of its own: the jobs take the same path either way.
     secret: secret ?? randomBytes(32).toString('hex'),
     describeSelf: () => describeNode(facts, deps.ipData.current),
-    checkOptions: createOptionsCheck((route) => deps.routes.find('GET', route)?.schema?.querystring as never),
+    checkOptions: createOptionsCheck(),
     internal: deps.internal,
     now: deps.now,
   });

@@ -1,16 +1,32 @@
+import { dnsRouteSchema } from '../dns/schema.ts';
+import { httpCheckRouteSchema } from '../httpcheck/schema.ts';
+import { mtrRouteSchema } from '../probes/mtr/schema.ts';
+import { pingRouteSchema } from '../probes/ping/schema.ts';
+import { parseProbeHost } from '../probes/stream/host-param.ts';
+import { tracerouteRouteSchema } from '../probes/traceroute/schema.ts';
+import { sslRouteSchema } from '../tls/schema.ts';
+
 /**
  * What a measurement can run: each type is one single-node route, whose query parameters are the
  * measurement's `target` (the route's main parameter) and `options` (the others), validated by that
  * route's own schema, run on each probe node as a request to that route.
  */
 export const MEASUREMENT_TYPES = {
-  ping: { route: '/api/v1/ping', target: 'host', stream: true },
-  traceroute: { route: '/api/v1/traceroute', target: 'host', stream: true },
-  mtr: { route: '/api/v1/mtr', target: 'host', stream: true },
-  dns: { route: '/api/v1/dns', target: 'host', stream: false },
-  http: { route: '/api/v1/http', target: 'url', stream: false },
-  ssl: { route: '/api/v1/ssl', target: 'host', stream: false },
-} as const satisfies Record<string, { route: string; target: string; stream: boolean }>;
+  ping: { route: '/api/v1/ping', target: 'host', stream: true, query: pingRouteSchema.querystring },
+  traceroute: { route: '/api/v1/traceroute', target: 'host', stream: true, query: tracerouteRouteSchema.querystring },
+  mtr: { route: '/api/v1/mtr', target: 'host', stream: true, query: mtrRouteSchema.querystring },
+  dns: { route: '/api/v1/dns', target: 'host', stream: false, query: dnsRouteSchema.querystring },
+  http: { route: '/api/v1/http', target: 'url', stream: false, query: httpCheckRouteSchema.querystring },
+  ssl: { route: '/api/v1/ssl', target: 'host', stream: false, query: sslRouteSchema.querystring },
+} as const satisfies Record<
+  string,
+  {
+    route: string;
+    target: string;
+    stream: boolean;
+    query: { properties: Record<string, unknown>; required?: string[] };
+  }
+>;
 
 export type MeasurementType = keyof typeof MEASUREMENT_TYPES;
 export const MEASUREMENT_TYPE_NAMES = Object.keys(MEASUREMENT_TYPES) as MeasurementType[];
@@ -23,4 +39,24 @@ export function requiredTool(type: MeasurementType, options: Readonly<Record<str
   if (type === 'ping') return options.protocol === 'tcp' ? null : 'ping';
   if (type === 'traceroute' || type === 'mtr') return type;
   return null;
+}
+
+/** `count, family, protocol, port` (`record_type` required): a type's options, from its route's schema. */
+export function optionNames(type: MeasurementType): { name: string; required: boolean }[] {
+  const { query, target } = MEASUREMENT_TYPES[type];
+  const required: readonly string[] = 'required' in query ? (query.required as string[]) : [];
+  return Object.keys(query.properties)
+    .filter((name) => name !== target && !NOT_OPTIONS.has(name))
+    .map((name) => ({ name, required: required.includes(name) }));
+}
+
+/**
+ * Why the target is one the type's route would refuse before running anything, as far as the
+ * route's own pure parser says (the probes' host rule); null when it passes or the type has none.
+ * Caught at the POST, a typo is one 400 rather than a failed probe on every node.
+ */
+export function targetProblem(type: MeasurementType, target: string): string | null {
+  if (!MEASUREMENT_TYPES[type].stream) return null;
+  const parsed = parseProbeHost(target);
+  return parsed.ok ? null : `${parsed.reason}; give a host name or an IP address`;
 }

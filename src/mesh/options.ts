@@ -1,6 +1,6 @@
 import { apiErrors } from '../http/errors.ts';
 import { strictValidators } from '../http/validators.ts';
-import { MEASUREMENT_TYPES, type MeasurementType, NOT_OPTIONS } from './measurement-types.ts';
+import { MEASUREMENT_TYPES, type MeasurementType, NOT_OPTIONS, targetProblem } from './measurement-types.ts';
 
 interface QuerySchema {
   properties?: Record<string, unknown>;
@@ -12,7 +12,7 @@ type Validate = ((data: unknown) => boolean) & { errors?: { instancePath: string
  * the validator Fastify compiles it with (http/validators.ts), on the values as the route would
  * receive them (text): the rules, defaults and limits are the route's, stated once.
  */
-export function createOptionsCheck(querySchema: (route: string) => QuerySchema | undefined) {
+export function createOptionsCheck() {
   const compiled = new Map<MeasurementType, { validate: Validate; names: string[] }>();
   const build = (strictValidators() as unknown as (e: unknown, o: unknown) => (route: object) => Validate)(
     {},
@@ -21,9 +21,8 @@ export function createOptionsCheck(querySchema: (route: string) => QuerySchema |
   const forType = (type: MeasurementType) => {
     let entry = compiled.get(type);
     if (entry === undefined) {
-      const { route } = MEASUREMENT_TYPES[type];
-      const schema = querySchema(route);
-      if (schema === undefined) throw new Error(`no query schema for ${route}`);
+      const { route, query } = MEASUREMENT_TYPES[type];
+      const schema: QuerySchema = query;
       const closed = { ...schema, additionalProperties: false };
       const validate = build({ schema: closed, method: 'GET', url: route, httpPart: 'querystring' });
       entry = { validate, names: Object.keys(schema.properties ?? {}) };
@@ -35,6 +34,8 @@ export function createOptionsCheck(querySchema: (route: string) => QuerySchema |
   /** The options as the route's query parameters (text), or the catalogue's 400 naming the one at fault. */
   return (type: MeasurementType, target: string, given: Record<string, string | number | boolean>) => {
     const { validate, names } = forType(type);
+    const problem = targetProblem(type, target);
+    if (problem !== null) throw apiErrors.badRequest(`Invalid field 'target' in the body: ${problem}.`);
     const targetName = MEASUREMENT_TYPES[type].target;
     const valid = names.filter((name) => name !== targetName && !NOT_OPTIONS.has(name));
     const options: Record<string, string> = {};

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { commonErrorResponses, okResponse } from '../http/schemas.ts';
 import { CONTINENT_CODES } from './location.ts';
-import { MEASUREMENT_TYPE_NAMES, MEASUREMENT_TYPES } from './measurement-types.ts';
+import { MEASUREMENT_TYPE_NAMES, MEASUREMENT_TYPES, optionNames } from './measurement-types.ts';
 
 const Location = Type.Object(
   {
@@ -81,6 +81,11 @@ const typeList = MEASUREMENT_TYPE_NAMES.map(
   (name) => `\`${name}\`: ${MEASUREMENT_TYPES[name].route} (target: \`${MEASUREMENT_TYPES[name].target}\`)`,
 ).join('; ');
 
+const optionList = MEASUREMENT_TYPE_NAMES.map((name) => {
+  const names = optionNames(name).map((option) => `\`${option.name}\`${option.required ? ' (required)' : ''}`);
+  return `${name}: ${names.join(', ')}`;
+}).join('; ');
+
 export const MeasurementRequest = Type.Object(
   {
     type: Type.Enum(MEASUREMENT_TYPE_NAMES, {
@@ -96,8 +101,7 @@ export const MeasurementRequest = Type.Object(
     options: Type.Optional(
       Type.Record(Type.String(), OptionValue, {
         maxProperties: 16,
-        description:
-          'The route\'s other query parameters (not its target, nor `api_key`), by name: `{"count": 3, "protocol": "tcp", "port": 443}` for ping, `{"record_type": "MX"}` for DNS. Validated by the route\'s own schema, as their text (3 is "3"), so the rules and 400s are the route\'s, named `options.<name>`. Checks the route makes on its values together (ICMP ping with a `port`) are the probe node\'s, and fail that probe.',
+        description: `The route's other query parameters (not its target, nor \`api_key\`), by name: \`{"count": 3, "protocol": "tcp", "port": 443}\` for ping, \`{"record_type": "MX"}\` for DNS. Validated by the route's own schema, as their text (3 is "3"), so the rules and 400s are the route's, named \`options.<name>\`. By type (each described at its route): ${optionList}. Checks the route makes on values together (ICMP ping with a \`port\`) and on an HTTP or TLS target beyond its schema (a URL's scheme) are the probe node's; a ping, traceroute or MTR host is checked here as its route checks it, and fail that probe.`,
       }),
     ),
     locations: Type.Optional(

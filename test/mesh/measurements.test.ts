@@ -243,6 +243,7 @@ describe('measurements from three nodes sharing Redis', { skip: redisSkipReason 
         /field 'locations\[0\].cuntry' this endpoint does not take/,
       ],
       [{ type: 'ping' }, /lacks the field 'target'/],
+      [{ type: 'mtr', target: '-f' }, /Invalid field 'target' in the body: .*give a host name or an IP address/],
     ];
     for (const [body, message] of cases) {
       const answer = await call(0, 'POST', '/api/v1/measurements', body, '198.51.100.20');

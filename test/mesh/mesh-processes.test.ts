@@ -153,7 +153,8 @@ describe('a mesh of three processes, two in namespaces', { skip }, () => {
     return received;
   }
 
-  const of = <T extends { event: Event }>(received: T[], node: string) => received.filter((entry) => entry.event.node === node);
+  const of = <T extends { event: Event }>(received: T[], node: string) =>
+    received.filter((entry) => entry.event.node === node);
 
   test('the three nodes see each other, whatever their clocks say', async () => {
     for (let i = 0; i < 50; i++) {
