@@ -61,6 +61,16 @@ export const apiErrors = {
       'No ASN data is loaded, so no AS can be described; the operator can see why in /readyz.',
     ),
 
+  measurementNotFound: () =>
+    new ApiError(404, 'measurement_not_found', 'No such measurement: unknown, or expired (MEASUREMENT_TTL_SECONDS).'),
+
+  meshUnavailable: () =>
+    new ApiError(
+      503,
+      'mesh_unavailable',
+      "The mesh's Redis is not answering, so measurements cannot be made or read now; try again shortly.",
+    ),
+
   /** /api/v1/batch bodies: each says which rule the body broke. */
   invalidBatch: (problem: string) => new ApiError(400, 'bad_request', `Invalid batch: ${problem}.`),
 

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { ApiError } from '../http/errors.ts';
+import { ApiError, apiErrors } from '../http/errors.ts';
+import { SSE_HEADERS } from '../http/sse.ts';
 import { exactValidatorCompiler } from '../http/validators.ts';
 import { publicCaller } from '../limits/caller.ts';
 import { streamMeasurementEvents } from './events-stream.ts';
@@ -19,8 +20,15 @@ export interface MeshPluginOptions {
   sweepMs: number;
 }
 
-const notFound = () =>
-  new ApiError(404, 'measurement_not_found', 'No such measurement: unknown, or expired (MEASUREMENT_TTL_SECONDS).');
+/** The store's own failures (Redis away) are the caller's 503; the catalogue's errors pass as they are. */
+async function fromStore<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw apiErrors.meshUnavailable();
+  }
+}
 
 function describe(state: MeasurementState) {
   const { record } = state;
@@ -53,7 +61,7 @@ function describe(state: MeasurementState) {
 export const meshPlugin: FastifyPluginAsyncTypebox<MeshPluginOptions> = async (app, { mesh, sweepMs }) => {
   const plans = new WeakMap<FastifyRequest, MeasurementPlan>();
 
-  app.get('/api/v1/nodes', { schema: nodesRouteSchema }, async () => ({ nodes: await mesh.nodes() }));
+  app.get('/api/v1/nodes', { schema: nodesRouteSchema }, async () => ({ nodes: await fromStore(mesh.nodes()) }));
 
   app.post(
     '/api/v1/measurements',
@@ -64,7 +72,7 @@ export const meshPlugin: FastifyPluginAsyncTypebox<MeshPluginOptions> = async (a
         // One request per probe: the plan is made (and refused) before the count, all or nothing.
         rateLimitCost: async (request) => {
           const caller = request.caller ?? publicCaller(request.clientIp);
-          const plan = await mesh.plan(request.body as MeasurementRequest, caller, request.clientIp);
+          const plan = await fromStore(mesh.plan(request.body as MeasurementRequest, caller, request.clientIp));
           plans.set(request, plan);
           return plan.jobs.length;
         },
@@ -74,17 +82,17 @@ export const meshPlugin: FastifyPluginAsyncTypebox<MeshPluginOptions> = async (a
     async (request, reply) => {
       const plan =
         plans.get(request) ??
-        (await mesh.plan(request.body, request.caller ?? publicCaller(request.clientIp), request.clientIp));
-      await mesh.start(plan);
+        (await fromStore(mesh.plan(request.body, request.caller ?? publicCaller(request.clientIp), request.clientIp)));
+      await fromStore(mesh.start(plan));
       reply.code(202);
       return { id: plan.record.id, probes: plan.record.probes };
     },
   );
 
   app.get('/api/v1/measurements/:id', { schema: measurementRouteSchema }, async (request) => {
-    await mesh.store.sweep(request.params.id);
-    const state = await mesh.store.state(request.params.id);
-    if (state === null) throw notFound();
+    await fromStore(mesh.store.sweep(request.params.id));
+    const state = await fromStore(mesh.store.state(request.params.id));
+    if (state === null) throw apiErrors.measurementNotFound();
     return describe(state);
   });
 
@@ -95,10 +103,14 @@ export const meshPlugin: FastifyPluginAsyncTypebox<MeshPluginOptions> = async (a
       const { id } = request.params;
       const lastEventId = request.headers['last-event-id'];
       const after = typeof lastEventId === 'string' && EVENT_ID.test(lastEventId) ? lastEventId : null;
-      const first = await mesh.store.events(id, after);
-      if (first === null) throw notFound();
+      const first = await fromStore(mesh.store.events(id, after));
+      if (first === null) throw apiErrors.measurementNotFound();
+      if (request.method === 'HEAD') {
+        reply.code(200).headers(SSE_HEADERS).send();
+        return;
+      }
       if (after !== null && first.length === 0) {
-        const state = await mesh.store.state(id);
+        const state = await fromStore(mesh.store.state(id));
         if (state !== null && describe(state).status === 'finished') {
           // A reconnect after measurement_done: 204 tells EventSource to stop.
           reply.code(204).send(null);

@@ -43,6 +43,13 @@ export const NodeBody = Type.Object(
   { additionalProperties: false },
 );
 
+const unavailable = {
+  503: {
+    ...commonErrorResponses[400],
+    description: "The mesh's Redis is not answering: nothing was made, nothing was charged beyond this request.",
+  },
+};
+
 export const nodesRouteSchema = {
   summary: 'The nodes of the mesh: where measurements can run from',
   description:
@@ -52,6 +59,7 @@ export const nodesRouteSchema = {
   response: {
     200: okResponse(Type.Object({ nodes: Type.Array(NodeBody) }, { additionalProperties: false }), 'The live nodes.'),
     ...commonErrorResponses,
+    ...unavailable,
   },
 };
 
@@ -180,6 +188,7 @@ const notFound = {
     ...commonErrorResponses[400],
     description: 'No such measurement: unknown, or older than MEASUREMENT_TTL_SECONDS.',
   },
+  ...unavailable,
 };
 
 const ProbeState = Type.Object(

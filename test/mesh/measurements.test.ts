@@ -379,4 +379,32 @@ describe('measurements from three nodes sharing Redis', { skip: redisSkipReason 
     await store.close();
     client.disconnect();
   });
+
+  test('HEAD of a stream answers its headers at once; a Redis that does not answer is a 503, not a hang', async () => {
+    const created = await call(0, 'POST', '/api/v1/measurements', {
+      type: 'dns',
+      target: 'www.example.test',
+      options: { record_type: 'A' },
+    });
+    const head = await fetch(`${base[1]}/api/v1/measurements/${created.body.id}/events`, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get('content-type'), 'text/event-stream; charset=utf-8');
+    redis.freeze();
+    try {
+      const started = performance.now();
+      const refused = await call(
+        0,
+        'POST',
+        '/api/v1/measurements',
+        { type: 'dns', target: 'x.test', options: { record_type: 'A' }, locations: [{ limit: 2 }] },
+        '198.51.100.30',
+      );
+      assert.equal(refused.status, 503, JSON.stringify(refused.body));
+      assert.match(refused.body.error as string, /Redis is not answering/);
+      assert.equal((await call(1, 'GET', `/api/v1/measurements/${created.body.id}`)).status, 503);
+      assert.ok(performance.now() - started < 5000);
+    } finally {
+      redis.thaw();
+    }
+  });
 });
