@@ -26,7 +26,12 @@ export async function streamMeasurementEvents(
   const stream = openEventStream(request, reply);
   let changed = false;
   let wake = () => {};
-  const unwatch = store.watch(id, () => {
+  const watch = store.watch(id, () => {
+    changed = true;
+    wake();
+  });
+  // Whatever was appended between the first read and the subscription: read once more when it holds.
+  void watch.ready.then(() => {
     changed = true;
     wake();
   });
@@ -76,7 +81,7 @@ export async function streamMeasurementEvents(
       }
     }
   } finally {
-    unwatch();
+    watch.stop();
     stream.clientGone.removeEventListener('abort', stop);
     options.shutdownSignal.removeEventListener('abort', stop);
     stream.close();

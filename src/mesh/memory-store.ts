@@ -116,9 +116,12 @@ export function createMemoryMeshStore(options: { ttlMs: number; now: () => numbe
         watchers.set(id, set);
       }
       set.add(changed);
-      return () => {
-        set.delete(changed);
-        if (set.size === 0) watchers.delete(id);
+      return {
+        ready: Promise.resolve(),
+        stop: () => {
+          set.delete(changed);
+          if (set.size === 0) watchers.delete(id);
+        },
       };
     },
     consume(_node, _runner, runner) {

@@ -123,9 +123,9 @@ export function createRedisMeshStore(redis: Redis, options: RedisMeshOptions): M
   const blocking = redis.duplicate({ commandTimeout: undefined, enableOfflineQueue: true });
   const subscriber = redis.duplicate({ commandTimeout: undefined, enableOfflineQueue: true });
   for (const connection of [blocking, subscriber]) connection.on('error', () => {});
-  const watchers = new Map<string, Set<() => void>>();
+  const watchers = new Map<string, { callbacks: Set<() => void>; subscribed: Promise<void> }>();
   subscriber.on('message', (channel: string) => {
-    for (const changed of watchers.get(channel) ?? []) changed();
+    for (const changed of watchers.get(channel)?.callbacks ?? []) changed();
   });
   let closed = false;
   // After Redis comes back (a restart keeps the runners' keys with their old expiry times, which may
@@ -260,18 +260,27 @@ export function createRedisMeshStore(redis: Redis, options: RedisMeshOptions): M
     },
     watch(id, changed) {
       const channel = key.m(id);
-      let set = watchers.get(channel);
-      if (set === undefined) {
-        set = new Set();
-        watchers.set(channel, set);
-        subscriber.subscribe(channel).catch(() => {});
+      let entry = watchers.get(channel);
+      if (entry === undefined) {
+        entry = {
+          callbacks: new Set(),
+          subscribed: subscriber.subscribe(channel).then(
+            () => {},
+            () => {},
+          ),
+        };
+        watchers.set(channel, entry);
       }
-      set.add(changed);
-      return () => {
-        set.delete(changed);
-        if (set.size > 0) return;
-        watchers.delete(channel);
-        subscriber.unsubscribe(channel).catch(() => {});
+      const watched = entry;
+      watched.callbacks.add(changed);
+      return {
+        ready: watched.subscribed,
+        stop: () => {
+          watched.callbacks.delete(changed);
+          if (watched.callbacks.size > 0) return;
+          watchers.delete(channel);
+          subscriber.unsubscribe(channel).catch(() => {});
+        },
       };
     },
     consume(node, runner, run) {

@@ -65,8 +65,11 @@ export interface MeshStore {
   state(id: string): Promise<MeasurementState | null>;
   /** Events after `after` (all with null), in order; null when the measurement is unknown or expired. */
   events(id: string, after: string | null): Promise<StoredEvent[] | null>;
-  /** `changed` is called (without data) whenever the measurement may have new events; returns the unsubscribe. */
-  watch(id: string, changed: () => void): () => void;
+  /**
+   * `changed` is called (without data) whenever the measurement may have new events, from when
+   * `ready` resolves (a subscription takes a round trip: read again after it, or miss what came between).
+   */
+  watch(id: string, changed: () => void): { ready: Promise<void>; stop(): void };
   /** Hands this node's jobs to `run` until close(): each job to one runner of the node, once. */
   consume(node: string, runner: string, run: (job: SignedJob) => void): void;
   close(): Promise<void>;

@@ -75,7 +75,8 @@ export function meshStoreContract(make: () => MeshStore | Promise<MeshStore>) {
     const m = record(['a', 'b']);
     await store.create(m, jobsOf(m));
     let notices = 0;
-    const unwatch = store.watch(m.id, () => notices++);
+    const watch = store.watch(m.id, () => notices++);
+    await watch.ready;
     await store.claim(m.id, 0, 'a#1');
     await store.claim(m.id, 1, 'b#1');
     assert.equal(await store.append(m.id, 0, { type: 'start', node: 'a' }), 'appended');
@@ -117,7 +118,7 @@ export function meshStoreContract(make: () => MeshStore | Promise<MeshStore>) {
     );
     assert.deepEqual(state?.probes[0]?.end, { status: 'finished', result: { alive: true } });
     assert.ok(notices >= 4, `watchers are told of appends (${notices})`);
-    unwatch();
+    watch.stop();
     await store.close();
   });
 
