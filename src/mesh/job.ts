@@ -1,5 +1,4 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Tier } from '../limits/tiers.ts';
 import type { MeasurementType } from './measurement-types.ts';
 
 /** What one node is asked to run: one probe of one measurement. */
@@ -12,7 +11,6 @@ export interface Job {
   options: Record<string, string>;
   /** The caller, as the node that took the request saw it: the running node's per-caller caps count it. */
   client_ip: string;
-  tier: Tier;
   /** The node that accepted the request. */
   origin: string;
 }

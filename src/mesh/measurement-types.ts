@@ -31,7 +31,7 @@ export const MEASUREMENT_TYPES = {
 export type MeasurementType = keyof typeof MEASUREMENT_TYPES;
 export const MEASUREMENT_TYPE_NAMES = Object.keys(MEASUREMENT_TYPES) as MeasurementType[];
 
-/** Query parameters that are not options: the key travels as the caller's tier, never to another node. */
+/** Query parameters that are not options: the caller's key is checked and charged where the measurement is taken, and never travels to another node. */
 export const NOT_OPTIONS = new Set(['api_key']);
 
 /** The system tool a type needs on a node (ping over TCP needs none); null: every node can. */

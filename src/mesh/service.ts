@@ -204,7 +204,6 @@ export function createMesh(
             target: request.target,
             options,
             client_ip: clientIp,
-            tier: caller.tier,
             origin: self.name,
           },
           secret,

@@ -11,7 +11,6 @@ const job: Job = {
   target: 'example.com',
   options: { count: '3' },
   client_ip: '192.0.2.1',
-  tier: 'public',
   origin: 'nyc',
 };
 

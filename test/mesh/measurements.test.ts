@@ -351,7 +351,6 @@ describe('measurements from three nodes sharing Redis', { skip: redisSkipReason 
       target: '127.0.0.1',
       options: { protocol: 'tcp', port: String(target.port), count: '1' },
       client_ip: '192.0.2.1',
-      tier: 'public' as const,
       origin: 'n1',
     };
     await store.create(

@@ -46,7 +46,6 @@ export function jobsOf(measurement: MeasurementRecord) {
         target: 'example.com',
         options: {},
         client_ip: '192.0.2.1',
-        tier: 'public',
         origin: 'a',
       },
       SECRET,
