@@ -14,6 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../support/free-port.ts';
 import { type ListeningProcess, startListeningProcess } from '../support/listening-process.ts';
+import { netnsUnavailable } from '../support/netns-available.ts';
 import { NO_DOWNLOADS_ENV } from '../support/no-downloads.ts';
 import { redisSkipReason, startRedis, type TestRedis } from '../support/redis-server.ts';
 import { serviceArguments } from '../support/start-command.ts';
@@ -26,13 +27,8 @@ const SIX_MINUTES = 6 * 60_000;
 
 function unavailable(): string | false {
   if (redisSkipReason) return redisSkipReason;
-  if (process.getuid?.() !== 0) return 'network namespaces need root';
-  for (const tool of ['ip', 'ping', 'traceroute']) {
-    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) return `${tool} is not installed`;
-  }
-  const probe = `${prefix}probe`;
-  if (spawnSync('ip', ['netns', 'add', probe]).status !== 0) return 'cannot create network namespaces here';
-  spawnSync('ip', ['netns', 'del', probe]);
+  const reason = netnsUnavailable(`${prefix}probe`, ['ping', 'traceroute']);
+  if (reason) return reason;
   // Topologies of earlier runs killed before their teardown.
   const listed = spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdout ?? '';
   for (const match of listed.matchAll(/^mx(\d+)-a\b/gm)) {

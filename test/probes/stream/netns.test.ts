@@ -8,6 +8,7 @@ import { createHelperSpawner } from '../../../src/probes/spawn/spawn-helper.ts';
 import type { Spawner } from '../../../src/probes/spawn/spawner.ts';
 import { buildTestApp } from '../../support/app.ts';
 import { type FakeDnsServer, recordsHandler, startFakeDnsServer } from '../../support/fake-dns-server.ts';
+import { netnsUnavailable } from '../../support/netns-available.ts';
 import { openStream } from '../../support/sse-client.ts';
 
 // The real tools across a closed network of namespaces (test/support/netns-topology.sh):
@@ -39,15 +40,9 @@ function removeStaleTopologies() {
 }
 
 function unavailable(): string | false {
-  if (process.getuid?.() !== 0) return 'network namespaces need root';
-  for (const tool of ['ip', 'ping', 'traceroute']) {
-    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) return `${tool} is not installed`;
-  }
-  const probe = `${prefix}probe`;
-  if (spawnSync('ip', ['netns', 'add', probe]).status !== 0) return 'cannot create network namespaces here';
-  spawnSync('ip', ['netns', 'del', probe]);
-  removeStaleTopologies();
-  return false;
+  const reason = netnsUnavailable(`${prefix}probe`, ['ping', 'traceroute']);
+  if (reason === false) removeStaleTopologies();
+  return reason;
 }
 
 const skip = unavailable();
