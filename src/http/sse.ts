@@ -28,6 +28,8 @@ export interface EventStream {
   readonly id: string;
   /** Does nothing after close() or once the client has gone. `id`: the event's own (a stored stream's), else the next `netinfo.<stream>.<seq>`. */
   send(event: object, id?: string): void;
+  /** An event already written as JSON (one line), with its own id. */
+  sendJson(json: string, id: string): void;
   /** Idempotent. */
   close(): void;
   /** Aborted when the client goes away before close(). */
@@ -65,6 +67,9 @@ export function openEventStream(request: FastifyRequest, reply: FastifyReply): E
     clientGone: gone.signal,
     send(event, eventId) {
       if (writable()) response.write(formatEvent(eventId ?? `netinfo.${id}.${++seq}`, event));
+    },
+    sendJson(json, eventId) {
+      if (writable()) response.write(`id: ${eventId}\ndata: ${json}\n\n`);
     },
     close() {
       if (writable()) response.end();

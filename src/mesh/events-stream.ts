@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { openEventStream } from '../http/sse.ts';
-import type { MeshStore, StoredEvent } from './store.ts';
+import { MEASUREMENT_DONE_JSON, type MeshStore, type StoredEvent } from './store.ts';
 
 export interface EventsStreamOptions {
   /** How often the stream asks whether a probe's node went silent (and polls, should a notice be missed). */
@@ -43,10 +43,10 @@ export async function streamMeasurementEvents(
   let sweptAt = performance.now();
   try {
     for (;;) {
-      for (const { id: eventId, event } of pending) {
-        stream.send(event, eventId);
+      for (const { id: eventId, json } of pending) {
+        stream.sendJson(json, eventId);
         last = eventId;
-        if (event.type === 'measurement_done') return;
+        if (json === MEASUREMENT_DONE_JSON) return;
       }
       if (stream.clientGone.aborted) return;
       if (options.shutdownSignal.aborted) {

@@ -2,7 +2,7 @@ import type { SignedJob } from './job.ts';
 import type { NodeInfo } from './node-info.ts';
 import {
   type AppendOutcome,
-  MEASUREMENT_DONE,
+  MEASUREMENT_DONE_JSON,
   type MeasurementRecord,
   type MeasurementState,
   type MeshStore,
@@ -49,8 +49,8 @@ export function createMemoryMeshStore(options: { ttlMs: number; now: () => numbe
   const notify = (id: string) => {
     for (const changed of watchers.get(id) ?? []) changed();
   };
-  const push = (entry: Held, event: Record<string, unknown>) => {
-    entry.events.push({ id: nextId(), event });
+  const push = (entry: Held, json: string) => {
+    entry.events.push({ id: nextId(), json });
   };
 
   return {
@@ -78,17 +78,17 @@ export function createMemoryMeshStore(options: { ttlMs: number; now: () => numbe
       state.status = 'in-progress';
       return true;
     },
-    async append(id, probe, event, end?: ProbeEnd): Promise<AppendOutcome> {
+    async append(id, probe, json, end?: ProbeEnd): Promise<AppendOutcome> {
       const entry = find(id);
       const state = entry?.state.probes[probe];
       if (entry === undefined || state === undefined) return 'gone';
       if (state.status === 'finished' || state.status === 'failed') return 'ended';
-      push(entry, event);
+      push(entry, json);
       if (end !== undefined) {
         state.status = end.status;
         state.end = end;
         entry.ended++;
-        if (entry.ended === entry.state.probes.length) push(entry, { ...MEASUREMENT_DONE });
+        if (entry.ended === entry.state.probes.length) push(entry, MEASUREMENT_DONE_JSON);
       }
       notify(id);
       return 'appended';

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
+import type { ClientContext, Redis, Result } from 'ioredis';
 import type { SignedJob } from './job.ts';
 import type { NodeInfo } from './node-info.ts';
 import type { AppendOutcome, MeasurementState, MeshStore, ProbeEnd, ProbeStatus, StoredEvent } from './store.ts';
@@ -11,7 +11,7 @@ import type { AppendOutcome, MeasurementState, MeshStore, ProbeEnd, ProbeStatus,
 //   nodes           the names ever announced (pruned when read)
 //   jobs:<name>     the node's job stream, read by its processes through the group `runners`
 //   m:<id>          a measurement: `record`, `total`, `ended`, `queued_at`, per probe `s:<i>` (status),
-//                   `c:<i>` (its runner), `e:<i>` (how it ended)
+//                   `n:<i>` (its node), `c:<i>` (its runner), `e:<i>` (how it ended)
 //   m:<id>:events   its events (stream); each append is also published on the channel m:<id>
 
 /** Claims a queued probe for a runner. KEYS: m. ARGV: probe, runner. */
@@ -34,7 +34,6 @@ local function append(m, events, channel, probe, event, status, ending)
       redis.call('XADD', events, '*', 'e', '{"type":"measurement_done"}')
     end
   end
-  redis.call('PEXPIRE', events, redis.call('PTTL', m))
   redis.call('PUBLISH', channel, id)
   return 1
 end`;
@@ -51,14 +50,13 @@ return append(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])`;
 const SWEEP = `${APPEND_FUNCTION}
 local total = tonumber(redis.call('HGET', KEYS[1], 'total'))
 if not total then return 0 end
-local record = cjson.decode(redis.call('HGET', KEYS[1], 'record'))
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local queuedAt = tonumber(redis.call('HGET', KEYS[1], 'queued_at'))
 local swept = 0
 for i = 0, total - 1 do
   local s = redis.call('HGET', KEYS[1], 's:' .. i)
-  local node = record.probes[i + 1].node
+  local node = redis.call('HGET', KEYS[1], 'n:' .. i)
   local why = nil
   if s == 'queued' then
     if redis.call('EXISTS', ARGV[2] .. 'node:' .. node) == 0 then
@@ -90,6 +88,15 @@ for _, name in ipairs(names) do
 end
 return live`;
 
+declare module 'ioredis' {
+  interface RedisCommander<Context extends ClientContext = { type: 'default' }> {
+    netinfoMeshClaim(...args: (string | number)[]): Result<number, Context>;
+    netinfoMeshAppend(...args: (string | number)[]): Result<number, Context>;
+    netinfoMeshSweep(...args: (string | number)[]): Result<number, Context>;
+    netinfoMeshNodes(...args: (string | number)[]): Result<string[], Context>;
+  }
+}
+
 const JOB_STREAM_LENGTH = 10_000;
 /**
  * A runner says it is alive every half heartbeat and is taken for dead one and a half heartbeats
@@ -110,6 +117,11 @@ export interface RedisMeshOptions {
 
 export function createRedisMeshStore(redis: Redis, options: RedisMeshOptions): MeshStore {
   const { prefix, heartbeatMs, nodeTimeoutMs, ttlMs, log } = options;
+  // EVALSHA: the scripts' text is sent once, not with every event.
+  redis.defineCommand('netinfoMeshClaim', { numberOfKeys: 1, lua: CLAIM });
+  redis.defineCommand('netinfoMeshAppend', { numberOfKeys: 2, lua: APPEND });
+  redis.defineCommand('netinfoMeshSweep', { numberOfKeys: 2, lua: SWEEP });
+  redis.defineCommand('netinfoMeshNodes', { numberOfKeys: 1, lua: NODES });
   const key = {
     node: (name: string) => `${prefix}node:${name}`,
     runner: (id: string) => `${prefix}runner:${id}`,
@@ -207,7 +219,7 @@ export function createRedisMeshStore(redis: Redis, options: RedisMeshOptions): M
       await redis.set(key.runner(runner), '1', 'PX', RUNNER_TTL * heartbeatMs);
     },
     async nodes() {
-      const live = (await redis.eval(NODES, 1, key.nodes, prefix)) as string[];
+      const live = await redis.netinfoMeshNodes(key.nodes, prefix);
       return live.map((json) => JSON.parse(json) as NodeInfo);
     },
     async create(record, jobs) {
@@ -216,11 +228,22 @@ export function createRedisMeshStore(redis: Redis, options: RedisMeshOptions): M
         total: String(record.probes.length),
         ended: '0',
       };
-      for (const i of record.probes.keys()) fields[`s:${i}`] = 'queued';
+      for (const [i, probe] of record.probes.entries()) {
+        fields[`s:${i}`] = 'queued';
+        fields[`n:${i}`] = probe.node;
+      }
       const m = key.m(record.id);
       const t = await redis.time();
       fields.queued_at = String(Number(t[0]) * 1000 + Math.floor(Number(t[1]) / 1000));
-      const batch = redis.multi().hset(m, fields).pexpire(m, ttlMs);
+      const events = key.events(record.id);
+      // The events stream made now, empty, with its expiry: appends then need not touch it.
+      const batch = redis
+        .multi()
+        .hset(m, fields)
+        .pexpire(m, ttlMs)
+        .xadd(events, '*', 'e', '')
+        .xtrim(events, 'MAXLEN', 0)
+        .pexpire(events, ttlMs);
       for (const { node, job } of jobs) {
         batch.xadd(key.jobs(node), 'MAXLEN', '~', JOB_STREAM_LENGTH, '*', 'job', job.json, 'sig', job.signature);
       }
@@ -229,17 +252,15 @@ export function createRedisMeshStore(redis: Redis, options: RedisMeshOptions): M
       if (failed) throw failed;
     },
     async claim(id, probe, runner) {
-      return (await redis.eval(CLAIM, 1, key.m(id), probe, runner)) === 1;
+      return (await redis.netinfoMeshClaim(key.m(id), probe, runner)) === 1;
     },
-    async append(id, probe, event, end) {
-      const outcome = await redis.eval(
-        APPEND,
-        2,
+    async append(id, probe, json, end) {
+      const outcome = await redis.netinfoMeshAppend(
         key.m(id),
         key.events(id),
         key.m(id),
         probe,
-        JSON.stringify(event),
+        json,
         end?.status ?? '',
         end === undefined ? '' : JSON.stringify(end),
       );
@@ -248,7 +269,7 @@ export function createRedisMeshStore(redis: Redis, options: RedisMeshOptions): M
     },
     async sweep(id) {
       if (performance.now() - upSince < RUNNER_TTL * heartbeatMs) return;
-      await redis.eval(SWEEP, 2, key.m(id), key.events(id), key.m(id), prefix, nodeTimeoutMs);
+      await redis.netinfoMeshSweep(key.m(id), key.events(id), key.m(id), prefix, nodeTimeoutMs);
     },
     async state(id) {
       return readState(await redis.hgetall(key.m(id)));
@@ -256,7 +277,7 @@ export function createRedisMeshStore(redis: Redis, options: RedisMeshOptions): M
     async events(id, after) {
       const entries = await redis.xrange(key.events(id), after === null ? '-' : `(${after}`, '+');
       if (entries.length === 0 && (await redis.exists(key.m(id))) === 0) return null;
-      return entries.map(([entryId, fields]): StoredEvent => ({ id: entryId, event: JSON.parse(fields[1] ?? '{}') }));
+      return entries.map(([entryId, fields]): StoredEvent => ({ id: entryId, json: fields[1] ?? '{}' }));
     },
     watch(id, changed) {
       const channel = key.m(id);

@@ -3,8 +3,8 @@ import type { Job } from './job.ts';
 import { MEASUREMENT_TYPES } from './measurement-types.ts';
 import type { ProbeEnd } from './store.ts';
 
-/** Where a probe's events go: appended in order, the last one with how the probe ended. */
-export type ProbeSink = (event: Record<string, unknown>, end?: ProbeEnd) => Promise<void>;
+/** Where a probe's events go (each as JSON): appended in order, the last one with how the probe ended. */
+export type ProbeSink = (json: string, end?: ProbeEnd) => Promise<void>;
 
 /**
  * Runs one probe on this node as a request to the type's own route, made in this process: the
@@ -28,6 +28,7 @@ export async function runJob(
     payloadAsStream: true,
   });
   const node = job.node;
+  const nodeJson = JSON.stringify(node);
   if (!type.stream || response.statusCode !== 200) {
     let body: unknown;
     const text = await readAll(response.stream());
@@ -37,36 +38,43 @@ export async function runJob(
       body = { error: text };
     }
     if (response.statusCode === 200) {
-      await sink({ type: 'result', node, result: body }, { status: 'finished', result: body });
+      await sink(JSON.stringify({ type: 'result', node, result: body }), { status: 'finished', result: body });
       return;
     }
     const message = errorText(body, response.statusCode);
-    await sink(
-      { type: 'error', node, status: response.statusCode, message },
-      { status: 'failed', error: message, http_status: response.statusCode },
-    );
+    await sink(JSON.stringify({ type: 'error', node, status: response.statusCode, message }), {
+      status: 'failed',
+      error: message,
+      http_status: response.statusCode,
+    });
     return;
   }
   let ended = false;
-  for await (const event of sseEvents(response.stream())) {
+  // The route's own JSON, passed on with `node` added as its last member (no parse and re-write of
+  // every reply); only the closing events are read, for the probe's result.
+  for await (const data of sseData(response.stream())) {
     if (ended) continue;
-    const withNode = { ...event, node };
-    if (event.type === 'done') {
+    const withNode = `${data.slice(0, -1)},"node":${nodeJson}}`;
+    const kind = EVENT_TYPE.exec(data)?.[1];
+    if (kind === 'done') {
       ended = true;
-      const { type: _type, ...summary } = event;
+      const { type: _type, ...summary } = JSON.parse(data);
       await sink(withNode, { status: 'finished', result: summary });
-    } else if (event.type === 'error') {
+    } else if (kind === 'error') {
       ended = true;
-      await sink(withNode, { status: 'failed', error: String(event.message) });
+      await sink(withNode, { status: 'failed', error: String(JSON.parse(data).message) });
     } else {
       await sink(withNode);
     }
   }
   if (!ended) {
     const message = 'the stream ended without a result';
-    await sink({ type: 'error', node, message }, { status: 'failed', error: message });
+    await sink(JSON.stringify({ type: 'error', node, message }), { status: 'failed', error: message });
   }
 }
+
+/** Every event of our streams is an object whose first member is its type (http/sse.ts writes them). */
+const EVENT_TYPE = /^\{"type":"([a-z_]+)"/;
 
 function errorText(body: unknown, status: number): string {
   const error = typeof body === 'object' && body !== null && 'error' in body ? body.error : undefined;
@@ -79,8 +87,8 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** The `data:` objects of a Server-Sent Events stream, as they arrive (one data line per event: http/sse.ts). */
-export async function* sseEvents(stream: NodeJS.ReadableStream): AsyncGenerator<Record<string, unknown>> {
+/** The `data:` lines of a Server-Sent Events stream as they arrive (one data line per event: http/sse.ts). */
+export async function* sseData(stream: NodeJS.ReadableStream): AsyncGenerator<string> {
   let buffer = '';
   // A chunk may end inside a character: the decoder keeps its first bytes for the next.
   const decoder = new TextDecoder();
@@ -91,7 +99,7 @@ export async function* sseEvents(stream: NodeJS.ReadableStream): AsyncGenerator<
       const message = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
       for (const line of message.split('\n')) {
-        if (line.startsWith('data: ')) yield JSON.parse(line.slice(6)) as Record<string, unknown>;
+        if (line.startsWith('data: {')) yield line.slice(6);
       }
       end = buffer.indexOf('\n\n');
     }

@@ -114,9 +114,9 @@ export function createMesh(
   async function execute(job: Job): Promise<void> {
     if (!(await retried(() => store.claim(job.measurement, job.probe, runner), job))) return;
     let open = true;
-    const sink = async (event: Record<string, unknown>, end?: ProbeEnd) => {
+    const sink = async (json: string, end?: ProbeEnd) => {
       if (!open) return;
-      const outcome = await retried(() => store.append(job.measurement, job.probe, event, end), job);
+      const outcome = await retried(() => store.append(job.measurement, job.probe, json, end), job);
       // Ended (swept as silent) or gone (expired, or lost with a Redis that restarted empty): stop writing.
       if (outcome !== 'appended') open = false;
     };
@@ -125,7 +125,7 @@ export function createMesh(
     } catch (error) {
       log.error({ err: error, measurement: job.measurement }, 'mesh: probe failed');
       const message = 'The probe failed on its node (an internal error; see its log).';
-      await sink({ type: 'error', node: job.node, message }, { status: 'failed', error: message });
+      await sink(JSON.stringify({ type: 'error', node: job.node, message }), { status: 'failed', error: message });
     }
   }
 

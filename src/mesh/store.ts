@@ -33,7 +33,8 @@ export interface MeasurementState {
 export interface StoredEvent {
   /** Opaque, increasing within a measurement: the SSE `id:` and what `Last-Event-ID` resumes after. */
   id: string;
-  event: Record<string, unknown>;
+  /** The event object as JSON, as the probe's route wrote it (with `node`), passed on as it is. */
+  json: string;
 }
 
 export type AppendOutcome = 'appended' | 'ended' | 'gone';
@@ -41,7 +42,7 @@ export type AppendOutcome = 'appended' | 'ended' | 'gone';
 /** Event ids of both stores: `<milliseconds>-<sequence>`, Redis Streams' own form. */
 export const EVENT_ID = /^[0-9]{1,15}-[0-9]{1,15}$/;
 
-export const MEASUREMENT_DONE = { type: 'measurement_done' } as const;
+export const MEASUREMENT_DONE_JSON = '{"type":"measurement_done"}';
 
 /**
  * Where measurements live and how jobs reach nodes: in this process (a mesh of one), or in Redis
@@ -59,7 +60,8 @@ export interface MeshStore {
   create(record: MeasurementRecord, jobs: readonly { node: string; job: SignedJob }[]): Promise<void>;
   /** True when this runner may run the probe: it was queued, and now it is this runner's. */
   claim(id: string, probe: number, runner: string): Promise<boolean>;
-  append(id: string, probe: number, event: Record<string, unknown>, end?: ProbeEnd): Promise<AppendOutcome>;
+  /** `json`: the event object as JSON. */
+  append(id: string, probe: number, json: string, end?: ProbeEnd): Promise<AppendOutcome>;
   /** Ends the probes whose node or runner went silent, or that no node took in time. */
   sweep(id: string): Promise<void>;
   state(id: string): Promise<MeasurementState | null>;

@@ -13,6 +13,7 @@ export function createRedisClient(url: string): Redis {
     connectTimeout: 2000,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
     lazyConnect: false,
+    enableAutoPipelining: true,
   });
 }
 

@@ -75,7 +75,7 @@ describe('the Redis mesh store', { skip: redisSkipReason }, () => {
     await store.sweep(m.id);
     const events = (await store.events(m.id, null)) ?? [];
     assert.deepEqual(
-      events.map((stored) => stored.event),
+      events.map((stored) => JSON.parse(stored.json)),
       [
         { type: 'error', node: 'gone', message: 'node gone went silent before it took the probe' },
         { type: 'error', node: 'a', message: 'node a went silent during the probe' },
@@ -98,7 +98,11 @@ describe('the Redis mesh store', { skip: redisSkipReason }, () => {
     }
     await store.sweep(m.id);
     const [event] = (await store.events(m.id, null)) ?? [];
-    assert.deepEqual(event?.event, { type: 'error', node: 'a', message: 'node a did not take the probe within 1 s' });
+    assert.deepEqual(JSON.parse(event?.json ?? '{}'), {
+      type: 'error',
+      node: 'a',
+      message: 'node a did not take the probe within 1 s',
+    });
     assert.equal(await store.claim(m.id, 0, 'a#1'), false, 'and it is not run late');
     await store.close();
   });

@@ -78,34 +78,43 @@ export function meshStoreContract(make: () => MeshStore | Promise<MeshStore>) {
     await watch.ready;
     await store.claim(m.id, 0, 'a#1');
     await store.claim(m.id, 1, 'b#1');
-    assert.equal(await store.append(m.id, 0, { type: 'start', node: 'a' }), 'appended');
-    assert.equal(await store.append(m.id, 1, { type: 'start', node: 'b' }), 'appended');
+    assert.equal(await store.append(m.id, 0, JSON.stringify({ type: 'start', node: 'a' })), 'appended');
+    assert.equal(await store.append(m.id, 1, JSON.stringify({ type: 'start', node: 'b' })), 'appended');
     assert.equal(
-      await store.append(m.id, 0, { type: 'done', node: 'a' }, { status: 'finished', result: { alive: true } }),
+      await store.append(m.id, 0, JSON.stringify({ type: 'done', node: 'a' }), {
+        status: 'finished',
+        result: { alive: true },
+      }),
       'appended',
     );
-    assert.equal(await store.append(m.id, 0, { type: 'reply', node: 'a' }), 'ended');
+    assert.equal(await store.append(m.id, 0, JSON.stringify({ type: 'reply', node: 'a' })), 'ended');
     const before = await store.events(m.id, null);
     assert.deepEqual(
-      before?.map((stored) => stored.event.type),
+      before?.map((stored) => JSON.parse(stored.json).type),
       ['start', 'start', 'done'],
       'no measurement_done while a probe runs',
     );
     assert.equal(
-      await store.append(m.id, 1, { type: 'error', node: 'b', message: 'x' }, { status: 'failed', error: 'x' }),
+      await store.append(m.id, 1, JSON.stringify({ type: 'error', node: 'b', message: 'x' }), {
+        status: 'failed',
+        error: 'x',
+      }),
       'appended',
     );
-    assert.equal(await store.append(m.id, 1, { type: 'error', node: 'b' }, { status: 'failed', error: 'y' }), 'ended');
+    assert.equal(
+      await store.append(m.id, 1, JSON.stringify({ type: 'error', node: 'b' }), { status: 'failed', error: 'y' }),
+      'ended',
+    );
     const all = (await store.events(m.id, null)) ?? [];
     assert.deepEqual(
-      all.map((stored) => `${stored.event.type}:${stored.event.node ?? ''}`),
+      all.map((stored) => `${JSON.parse(stored.json).type}:${JSON.parse(stored.json).node ?? ''}`),
       ['start:a', 'start:b', 'done:a', 'error:b', 'measurement_done:'],
     );
     const ids = all.map((stored) => stored.id);
     assert.equal(new Set(ids).size, ids.length, 'ids are unique');
     const after = await store.events(m.id, ids[2] as string);
     assert.deepEqual(
-      after?.map((stored) => stored.event.type),
+      after?.map((stored) => JSON.parse(stored.json).type),
       ['error', 'measurement_done'],
       'resumes after the id given',
     );
@@ -126,7 +135,7 @@ export function meshStoreContract(make: () => MeshStore | Promise<MeshStore>) {
     const id = 'e'.repeat(32);
     assert.equal(await store.events(id, null), null);
     assert.equal(await store.state(id), null);
-    assert.equal(await store.append(id, 0, { type: 'start' }), 'gone');
+    assert.equal(await store.append(id, 0, JSON.stringify({ type: 'start' })), 'gone');
     await store.close();
   });
 

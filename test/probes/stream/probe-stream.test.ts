@@ -19,6 +19,9 @@ function fakeStream() {
     send: (event) => {
       if (closed === 0) events.push(event as Record<string, unknown>);
     },
+    sendJson: (json) => {
+      if (closed === 0) events.push(JSON.parse(json));
+    },
     close: () => {
       closed++;
     },
