@@ -10,9 +10,10 @@ import type { AppendOutcome, MeasurementState, MeshStore, ProbeEnd, ProbeStatus,
 //   runner:<id>     one process of a node, expiring two heartbeats after its last
 //   nodes           the names ever announced (pruned when read)
 //   jobs:<name>     the node's job stream, read by its processes through the group `runners`
-//   m:<id>          a measurement: `record`, `total`, `ended`, `queued_at`, per probe `s:<i>` (status),
+//   m:<id>          a measurement: `record`, `total`, `ended`, per probe `s:<i>` (status),
 //                   `n:<i>` (its node), `c:<i>` (its runner), `e:<i>` (how it ended)
 //   m:<id>:events   its events (stream); each append is also published on the channel m:<id>
+//   m:<id>:queued   there while its probes may still be waiting to be taken (NODE_TIMEOUT_SECONDS)
 
 /** Claims a queued probe for a runner. KEYS: m. ARGV: probe, runner. */
 const CLAIM = `
@@ -43,16 +44,15 @@ const APPEND = `${APPEND_FUNCTION}
 return append(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])`;
 
 /**
- * Ends the probes that cannot end by themselves, by Redis's clock (the nodes' clocks may differ):
- * queued on a node that is gone or that has not taken it within ARGV[3] ms, or in progress on a
- * runner that stopped announcing itself. KEYS: m, events. ARGV: channel, key prefix, ms to take a job.
+ * Ends the probes that cannot end by themselves, by Redis's expiry of keys (the nodes' clocks may
+ * differ): queued on a node that is gone, or not taken while `queued` lived (ARGV[3] ms), or in
+ * progress on a runner that stopped announcing itself. KEYS: m, events, queued. ARGV: channel, key
+ * prefix, ms to take a job.
  */
 const SWEEP = `${APPEND_FUNCTION}
 local total = tonumber(redis.call('HGET', KEYS[1], 'total'))
 if not total then return 0 end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local queuedAt = tonumber(redis.call('HGET', KEYS[1], 'queued_at'))
+local waiting = redis.call('EXISTS', KEYS[3]) == 1
 local swept = 0
 for i = 0, total - 1 do
   local s = redis.call('HGET', KEYS[1], 's:' .. i)
@@ -61,7 +61,7 @@ for i = 0, total - 1 do
   if s == 'queued' then
     if redis.call('EXISTS', ARGV[2] .. 'node:' .. node) == 0 then
       why = 'node ' .. node .. ' went silent before it took the probe'
-    elseif now - queuedAt > tonumber(ARGV[3]) then
+    elseif not waiting then
       why = 'node ' .. node .. ' did not take the probe within ' .. math.floor(tonumber(ARGV[3]) / 1000) .. ' s'
     end
   elseif s == 'in-progress' then
@@ -120,7 +120,7 @@ export function createRedisMeshStore(redis: Redis, options: RedisMeshOptions): M
   // EVALSHA: the scripts' text is sent once, not with every event.
   redis.defineCommand('netinfoMeshClaim', { numberOfKeys: 1, lua: CLAIM });
   redis.defineCommand('netinfoMeshAppend', { numberOfKeys: 2, lua: APPEND });
-  redis.defineCommand('netinfoMeshSweep', { numberOfKeys: 2, lua: SWEEP });
+  redis.defineCommand('netinfoMeshSweep', { numberOfKeys: 3, lua: SWEEP });
   redis.defineCommand('netinfoMeshNodes', { numberOfKeys: 1, lua: NODES });
   const key = {
     node: (name: string) => `${prefix}node:${name}`,
@@ -129,6 +129,7 @@ export function createRedisMeshStore(redis: Redis, options: RedisMeshOptions): M
     jobs: (name: string) => `${prefix}jobs:${name}`,
     m: (id: string) => `${prefix}m:${id}`,
     events: (id: string) => `${prefix}m:${id}:events`,
+    queued: (id: string) => `${prefix}m:${id}:queued`,
   };
   // Blocking reads and subscriptions each hold a connection of their own, without the command
   // time-out the shared one has (a blocking read is meant to wait).
@@ -233,8 +234,6 @@ export function createRedisMeshStore(redis: Redis, options: RedisMeshOptions): M
         fields[`n:${i}`] = probe.node;
       }
       const m = key.m(record.id);
-      const t = await redis.time();
-      fields.queued_at = String(Number(t[0]) * 1000 + Math.floor(Number(t[1]) / 1000));
       const events = key.events(record.id);
       // The events stream made now, empty, with its expiry: appends then need not touch it.
       const batch = redis
@@ -243,7 +242,8 @@ export function createRedisMeshStore(redis: Redis, options: RedisMeshOptions): M
         .pexpire(m, ttlMs)
         .xadd(events, '*', 'e', '')
         .xtrim(events, 'MAXLEN', 0)
-        .pexpire(events, ttlMs);
+        .pexpire(events, ttlMs)
+        .set(key.queued(record.id), '1', 'PX', nodeTimeoutMs);
       for (const { node, job } of jobs) {
         batch.xadd(key.jobs(node), 'MAXLEN', '~', JOB_STREAM_LENGTH, '*', 'job', job.json, 'sig', job.signature);
       }
@@ -269,7 +269,7 @@ export function createRedisMeshStore(redis: Redis, options: RedisMeshOptions): M
     },
     async sweep(id) {
       if (performance.now() - upSince < RUNNER_TTL * heartbeatMs) return;
-      await redis.netinfoMeshSweep(key.m(id), key.events(id), key.m(id), prefix, nodeTimeoutMs);
+      await redis.netinfoMeshSweep(key.m(id), key.events(id), key.queued(id), key.m(id), prefix, nodeTimeoutMs);
     },
     async state(id) {
       return readState(await redis.hgetall(key.m(id)));
