@@ -129,6 +129,7 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
         '/tools/traceroute',
         '/tools/mtr',
         '/tools/resolver',
+        '/nodes',
       ]);
       await checkPage(watched, `tools-${width}`);
     }

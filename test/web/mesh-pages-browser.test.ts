@@ -1,0 +1,180 @@
+// Issue 31, part 6: the tool pages' "From" choice and the /nodes page, in Chromium, against the app as
+// a mesh of one (no Redis) whose upstreams are local fakes (tool-fakes.ts). A measurement from the
+// node by name goes through POST /api/v1/measurements and its EventSource stream, as any client's.
+// Screenshots (375 and 1280, light and dark) go to .tmp/screenshots/.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { chromiumSkipReason } from '../support/chromium.ts';
+import {
+  overflow,
+  screenshot,
+  seriousViolations,
+  startSite,
+  type WatchedPage,
+  WIDTHS,
+  watchedPage,
+} from '../support/site-browser.ts';
+import { opensslAvailable } from '../support/test-pki.ts';
+import { LONG_TXT, startToolFakes } from './tool-fakes.ts';
+
+const skip = chromiumSkipReason || (opensslAvailable() ? false : 'the openssl command is not installed');
+if (skip) console.log(`# ${skip}`);
+
+const NODE = 'probe-one';
+const FAILED_LOAD = 'console error: Failed to load resource: the server responded with a status of';
+
+describe('measurements from several nodes, in Chromium', { skip, timeout: 240_000 }, () => {
+  let fakes: Awaited<ReturnType<typeof startToolFakes>>;
+  let site: Awaited<ReturnType<typeof startSite>>;
+  let browser: Browser;
+  let base = '';
+
+  before(async () => {
+    fakes = await startToolFakes();
+    site = await startSite(
+      {
+        ...fakes.env,
+        NODE_NAME: NODE,
+        NODE_LOCATION: 'country=DE,city=Frankfurt,latitude=50.11,longitude=8.68',
+        NODE_TAGS: 'lab',
+      },
+      fakes.deps,
+    );
+    ({ base, browser } = site);
+  });
+  after(async () => {
+    await site?.close();
+    await fakes?.close();
+  });
+
+  async function open(width: number, url: string) {
+    const watched = await watchedPage(browser, base, { width });
+    await watched.page.goto(`${base}${url}`);
+    return watched;
+  }
+
+  async function checkPage({ page, problems }: WatchedPage, name: string, { failedLoads = false } = {}) {
+    assert.equal(await overflow(page), 0, `${name}: no horizontal scrolling`);
+    assert.equal(await page.locator('h1').count(), 1, `${name}: one h1`);
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      assert.deepEqual(await seriousViolations(page), [], `${name} (${scheme}): axe-core`);
+      await screenshot(page, `${name}-${scheme}`);
+    }
+    const unexpected = failedLoads ? problems.filter((problem) => !problem.startsWith(FAILED_LOAD)) : problems;
+    assert.deepEqual(unexpected, [], name);
+    await page.context().close();
+  }
+
+  const cells = (page: Page, selector: string) =>
+    page
+      .locator(selector)
+      .allTextContents()
+      .then((texts) => texts.map((text) => text.trim()));
+
+  it('DNS from a node: opening the URL runs the measurement; one row per node, the curl of both calls', async () => {
+    for (const width of WIDTHS) {
+      const watched = await open(width, `/tools/dns?host=example.test&type=TXT&from=node:${NODE}`);
+      const { page } = watched;
+      const row = page.locator(`table.mesh-table tbody tr[data-node="${NODE}"]`);
+      await row.locator('td:nth-child(4)').waitFor({ timeout: 10_000 });
+      assert.deepEqual(await cells(page, `table.mesh-table tbody tr[data-node="${NODE}"] > *`), [
+        NODE,
+        'Frankfurt, DE, EU',
+        'NOERROR',
+        LONG_TXT,
+      ]);
+      // One node gave every value: nothing is marked as differing.
+      assert.equal(await page.locator('table.mesh-table mark').count(), 0);
+      assert.deepEqual(
+        await page.locator('#tool-from').evaluate((select) => {
+          const options = (select as unknown as { selectedOptions: { value: string }[] }).selectedOptions;
+          return [...options].map((option) => option.value);
+        }),
+        [`node:${NODE}`],
+      );
+      const commands = await cells(page, '.code code');
+      assert.equal(
+        commands[0],
+        `curl -X POST -H 'content-type: application/json' -d '{"type":"dns","target":"example.test","options":{"record_type":"TXT"},"locations":[{"node":"${NODE}"}]}' '${base}/api/v1/measurements'`,
+      );
+      assert.match(commands[1] ?? '', new RegExp(`^curl -N '${base}/api/v1/measurements/[0-9a-f]{32}/events'$`));
+      await page.locator('#tool-status').getByText('Done: 1 node measured.').waitFor();
+      await checkPage(watched, `mesh-dns-${width}`);
+    }
+  });
+
+  it('choosing a node in the form puts it in the URL and runs from it; "this node" again runs the single-node route', async () => {
+    const watched = await open(375, '/tools/dns?host=example.test&type=TXT');
+    const { page } = watched;
+    await page.locator('table.records').waitFor();
+    assert.equal(await page.locator('table.mesh-table').count(), 0, 'no choice: this node, as before');
+    await page.getByLabel('From').selectOption(`node:${NODE}`);
+    await page.locator('form.tool button[type="submit"]').click();
+    await page.waitForURL(`${base}/tools/dns?host=example.test&type=TXT&from=node%3A${NODE}`);
+    await page.locator(`table.mesh-table tr[data-node="${NODE}"] td:nth-child(4)`).waitFor();
+    await page.goBack();
+    await page.locator('table.records').waitFor();
+    assert.deepEqual(
+      await page.locator('#tool-from').evaluate((select) => (select as unknown as { value: string }).value),
+      '',
+    );
+    await page.goForward();
+    await page.locator(`table.mesh-table tr[data-node="${NODE}"] td:nth-child(4)`).waitFor();
+    assert.deepEqual(watched.problems, []);
+    await page.context().close();
+  });
+
+  it('TCP ping from a node: its row fills in live, and the node shows on the map coloured by latency', async () => {
+    for (const width of WIDTHS) {
+      const url = `/tools/ping?host=127.0.0.1&count=2&protocol=tcp&port=${fakes.webPort}&from=node:${NODE}`;
+      const watched = await open(width, url);
+      const { page } = watched;
+      await page.locator('#tool-status').getByText('Done: 1 node measured.').waitFor({ timeout: 15_000 });
+      const [node, place, replies, loss, times] = await cells(page, `table.mesh-table tr[data-node="${NODE}"] > *`);
+      assert.deepEqual([node, place, replies, loss], [NODE, 'Frankfurt, DE, EU', '2 of 2', '0%']);
+      assert.match(times ?? '', /^[\d.]+ ms \/ [\d.]+ ms \/ [\d.]+ ms$/);
+      // Loopback answers within a millisecond: the fastest colour, and the marker at Frankfurt.
+      const marker = page.locator('svg.mesh-map circle.pin');
+      assert.equal(await marker.getAttribute('class'), 'pin lat-fast');
+      assert.equal(await marker.getAttribute('cx'), String(8.68 + 180));
+      assert.equal(await page.locator('.map-legend li').count(), 5);
+      await checkPage(watched, `mesh-ping-${width}`);
+    }
+  });
+
+  it('a place the mesh does not have is the API’s 400, in words, with the call that got it', async () => {
+    const watched = await open(375, '/tools/dns?host=example.test&type=A&from=node:nowhere');
+    const { page } = watched;
+    const alert = page.locator('.alert.error');
+    await alert.waitFor();
+    assert.match((await alert.textContent()) ?? '', /^The API cannot use this input: .*nowhere/);
+    assert.match(
+      (await page.locator('.code code').first().textContent()) ?? '',
+      /"locations":\[\{"node":"nowhere"\}\]/,
+    );
+    assert.equal(await page.locator('#tool-from option[value="node:nowhere"]').count(), 1, 'kept, as the URL said');
+    await checkPage(watched, 'mesh-dns-400-375', { failedLoads: true });
+  });
+
+  it('/nodes: the node on the map and in the table, linked from the tools list', async () => {
+    for (const width of WIDTHS) {
+      const watched = await open(width, '/nodes');
+      const { page } = watched;
+      const [name, place, asn, tags, tools, families, raw] = await cells(page, `tr[data-node="${NODE}"] td`);
+      // ASN and address families are what this machine's own data and interfaces say: only their shape is fixed.
+      assert.deepEqual([name, place, tags], [NODE, 'Frankfurt, DE, EU', 'lab']);
+      assert.match(asn ?? '', /^(unknown|AS\d+.*)$/);
+      assert.match(tools ?? '', /\S/);
+      assert.match(families ?? '', /^(yes|no) \/ (yes|no)$/);
+      assert.match(raw ?? '', /^(yes|no)$/);
+      assert.equal(await page.locator('svg.mesh-map circle.pin').count(), 1);
+      assert.equal(await page.locator('svg.mesh-map circle.pin title').textContent(), `${NODE} (Frankfurt, DE)`);
+      await checkPage(watched, `nodes-${width}`);
+    }
+    const tools = await open(375, '/tools');
+    assert.equal(await tools.page.locator('.tool-list a[href="/nodes"]').count(), 1);
+    await tools.page.context().close();
+  });
+});
