@@ -93,7 +93,7 @@ export function renderFromChoice(nodes: readonly MeshNode[], query: Record<strin
   );
   const probes = listValue(query.probes)[0] ?? '1';
   return `<div class="field from-choice" data-map="${e(mapUrl)}"><label for="tool-from">From</label><select id="tool-from" name="from" multiple size="${size}" aria-describedby="tool-from-hint">${options}</select></div>
-<div class="field narrow"><label for="tool-probes">Probes per place</label><input id="tool-probes" name="probes" type="number" inputmode="numeric" min="1" max="100" value="${e(probes)}" data-default="1"></div>`;
+<div class="field narrow"><label for="tool-probes">Probes each</label><input id="tool-probes" name="probes" type="number" inputmode="numeric" min="1" max="100" value="${e(probes)}" data-default="1"></div>`;
 }
 
 export const FROM_HINT = `<p class="hint" id="tool-from-hint">None chosen: this node. Choose nodes or places (Ctrl or ⌘ for several) to run from each and compare.</p>`;
@@ -104,7 +104,7 @@ export function nodesMap(nodes: readonly MeshNode[], mapUrl: string): string {
     .filter((node) => node.location.latitude !== undefined && node.location.longitude !== undefined)
     .map((node) => {
       const { x, y } = mapPoint(node.location.latitude ?? 0, node.location.longitude ?? 0);
-      return `<circle class="pin" cx="${x.toFixed(2)}" cy="${y.toFixed(2)}" r="2"><title>${e(nodeLabel(node))}</title></circle>`;
+      return `<circle class="pin" cx="${x.toFixed(2)}" cy="${y.toFixed(2)}" r="3.5"><title>${e(nodeLabel(node))}</title></circle>`;
     });
   const label = `World map of the mesh: ${markers.length} of ${nodes.length} ${nodes.length === 1 ? 'node has' : 'nodes have'} a known place.`;
   return `<svg class="map mesh-map" viewBox="0 0 ${MAP_WIDTH} ${MAP_HEIGHT}" role="img" aria-label="${e(label)}"><image href="${e(mapUrl)}" width="${MAP_WIDTH}" height="${MAP_HEIGHT}"/>${markers.join('')}</svg>`;
@@ -142,6 +142,7 @@ export function renderNodesPage(
   return `<h1>Nodes</h1>
 <p class="lead">The instances that measure for this one: each tool page can run from any of them (its "From" choice), and the API takes them as a measurement's <code>locations</code>.</p>
 ${refusal === null ? '' : `<p class="alert warn" role="alert">${e(refusal)}</p>`}
+<div class="nodes">
 <section class="card" aria-labelledby="nodes-map-title"><h2 id="nodes-map-title">The mesh: ${nodes.length} ${nodes.length === 1 ? 'node' : 'nodes'}</h2>
 ${nodesMap(nodes, mapUrl)}
 </section>
@@ -149,5 +150,6 @@ ${nodesMap(nodes, mapUrl)}
 ${table}
 <p>The same list from a terminal:</p>
 ${codeBlock(`curl ${view.origin}/api/v1/nodes`, 'the curl command')}
-</section>`;
+</section>
+</div>`;
 }

@@ -83,7 +83,7 @@ export function pingView(_type, probes, mapUrl) {
         class: 'pin lat-none',
         cx: longitude + 180,
         cy: Math.min(MAP_HEIGHT, Math.max(0, MAP_NORTH - latitude)),
-        r: 2.5,
+        r: 4,
       },
       title,
     );
