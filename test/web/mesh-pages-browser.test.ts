@@ -110,7 +110,10 @@ describe('measurements from several nodes, in Chromium', { skip, timeout: 240_00
     const { page } = watched;
     await page.locator('table.records').waitFor();
     assert.equal(await page.locator('table.mesh-table').count(), 0, 'no choice: this node, as before');
+    const probes = page.getByLabel('Probes each');
+    assert.equal(await probes.isVisible(), false, 'a probe count only with places chosen');
     await page.getByLabel('From').selectOption(`node:${NODE}`);
+    assert.equal(await probes.isVisible(), true);
     await page.locator('form.tool button[type="submit"]').click();
     await page.waitForURL(`${base}/tools/dns?host=example.test&type=TXT&from=node%3A${NODE}`);
     await page.locator(`table.mesh-table tr[data-node="${NODE}"] td:nth-child(4)`).waitFor();

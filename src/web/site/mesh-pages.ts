@@ -65,7 +65,8 @@ function nodeLabel(node: MeshNode): string {
  * The "from" choice of a tool page: none chosen is this node (the single-node route, as before);
  * chosen locations make the page's script POST a measurement. Its values are page parameters only
  * (no data-api-name): the single-node call never carries them. A value the node list no longer
- * holds (a shared URL, a node gone) stays chosen, so the API's 400 says why.
+ * holds (a shared URL, a node gone) stays chosen, so the API's 400 says why. The probe count is in
+ * use (shown, sent) only with places chosen: a form sent without JavaScript carries nothing of it otherwise.
  */
 export function renderFromChoice(nodes: readonly MeshNode[], query: Record<string, unknown>, mapUrl: string): string {
   const chosen = listValue(query.from);
@@ -93,7 +94,7 @@ export function renderFromChoice(nodes: readonly MeshNode[], query: Record<strin
   );
   const probes = listValue(query.probes)[0] ?? '1';
   return `<div class="field from-choice" data-map="${e(mapUrl)}"><label for="tool-from">From</label><select id="tool-from" name="from" multiple size="${size}" aria-describedby="tool-from-hint">${options}</select></div>
-<div class="field narrow"><label for="tool-probes">Probes each</label><input id="tool-probes" name="probes" type="number" inputmode="numeric" min="1" max="100" value="${e(probes)}" data-default="1"></div>`;
+<div class="field narrow probes-choice"${chosen.length > 0 ? '' : ' hidden'}><label for="tool-probes">Probes each</label><input id="tool-probes" name="probes" type="number" inputmode="numeric" min="1" max="100" value="${e(probes)}" data-default="1"${chosen.length > 0 ? '' : ' disabled'}></div>`;
 }
 
 export const FROM_HINT = `<p class="hint" id="tool-from-hint">None chosen: this node. Choose nodes or places (Ctrl or ⌘ for several) to run from each and compare.</p>`;

@@ -174,10 +174,7 @@ export function say(status, text, busy = false) {
   status.classList.toggle('visually-hidden', !busy);
 }
 
-/**
- * The page's form, its parameters and the API path they make. With a "from" choice (mesh-tool.js),
- * its chosen places and probe count are page parameters only: the single-node call never has them.
- */
+/** The page's form, its parameters and the API path they make; "from" places and probes are the page's only. */
 export function readForm(form) {
   const page = new URLSearchParams();
   const api = new URLSearchParams();
@@ -189,7 +186,8 @@ export function readForm(form) {
     api.set(control.dataset.apiName, value);
   }
   const from = [...(form.elements.namedItem('from')?.selectedOptions ?? [])].map((option) => option.value);
-  const probes = Math.max(1, Number(form.elements.namedItem('probes')?.value) || 1);
+  const count = form.elements.namedItem('probes');
+  const probes = count && !count.disabled ? Math.max(1, Number(count.value) || 1) : 1;
   for (const value of from) page.append('from', value);
   if (from.length > 0 && probes > 1) page.set('probes', String(probes));
   return { page, apiPath: `${form.dataset.api}?${api}`, from, probes };
@@ -217,8 +215,11 @@ function fillForm(form, parameters) {
   applyConditions(form);
 }
 
-/** Shows and enables each field used only with another's value (data-only-with), hides and disables it otherwise. */
+/** Shows and enables each field used only with another's value (data-only-with, probes with places), hides and disables it otherwise. */
 function applyConditions(form) {
+  const probes = form.elements.namedItem('probes');
+  if (probes)
+    probes.closest('.field').hidden = probes.disabled = !form.elements.namedItem('from').selectedOptions.length;
   for (const field of form.querySelectorAll('[data-only-with]')) {
     const other = form.elements.namedItem(field.dataset.onlyWith);
     const active = other?.value === field.dataset.onlyValue;
