@@ -67,7 +67,7 @@ describe('measurements from several nodes, in Chromium', { skip, timeout: 240_00
     await page.context().close();
   }
 
-  const cells = (page: Page, selector: string) =>
+  const cells = (page: Page | ReturnType<Page['locator']>, selector: string) =>
     page
       .locator(selector)
       .allTextContents()
@@ -148,6 +148,35 @@ describe('measurements from several nodes, in Chromium', { skip, timeout: 240_00
       assert.equal(await page.locator('.map-legend li').count(), 5);
       await checkPage(watched, `mesh-ping-${width}`);
     }
+  });
+
+  it('traceroute from a node: one table per node, its hops as they come', async () => {
+    const watched = await open(1280, `/tools/traceroute?host=127.0.0.1&from=node:${NODE}`);
+    const { page } = watched;
+    await page.locator('#tool-status').getByText('Done: 1 node measured.').waitFor({ timeout: 20_000 });
+    const from = page.locator('section.card', { has: page.getByRole('heading', { name: `From ${NODE}` }) });
+    assert.deepEqual(await cells(from, 'tbody tr:first-child td'), ['1', '192.0.2.1', 'gw.example.test', '0.047 ms']);
+    assert.equal(await cells(from, 'tbody tr:nth-child(2) td:nth-child(2)').then((texts) => texts[0]), '*');
+    assert.match((await from.locator('p.hint').nth(1).textContent()) ?? '', /^Reached in \d+ hops\.$/);
+    await checkPage(watched, 'mesh-traceroute-1280');
+  });
+
+  it('HTTP and TLS from a node: one row per node with the status and timings, the validity and issuer', async () => {
+    const url = `https://www.valid.tls.test:${fakes.securePort}/new`;
+    const http = await open(1280, `/tools/http?url=${encodeURIComponent(url)}&from=node:${NODE}`);
+    await http.page.locator('#tool-status').getByText('Done: 1 node measured.').waitFor({ timeout: 10_000 });
+    const [, , status, address, ...timings] = await cells(http.page, `tr[data-node="${NODE}"] > *`);
+    assert.deepEqual([status, address], ['200', '127.0.0.1']);
+    assert.equal(timings.length, 5);
+    for (const timing of timings) assert.match(timing, /^[\d.]+ ms$/);
+    await checkPage(http, 'mesh-http-1280');
+    const tls = await open(375, `/tools/ssl?host=valid.tls.test&from=node:${NODE}`);
+    await tls.page.locator('#tool-status').getByText('Done: 1 node measured.').waitFor({ timeout: 10_000 });
+    const [, , valid, expires, issuer] = await cells(tls.page, `tr[data-node="${NODE}"] > *`);
+    assert.equal(valid, 'valid');
+    assert.match(expires ?? '', /^\d{4}-\d\d-\d\d$/);
+    assert.match(issuer ?? '', /\S/);
+    await checkPage(tls, 'mesh-ssl-375');
   });
 
   it('a place the mesh does not have is the API’s 400, in words, with the call that got it', async () => {
