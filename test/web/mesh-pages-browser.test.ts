@@ -4,17 +4,9 @@
 // Screenshots (375 and 1280, light and dark) go to .tmp/screenshots/.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { chromiumSkipReason } from '../support/chromium.ts';
-import {
-  overflow,
-  screenshot,
-  seriousViolations,
-  startSite,
-  type WatchedPage,
-  WIDTHS,
-  watchedPage,
-} from '../support/site-browser.ts';
+import { checkToolPage, startSite, WIDTHS, watchedPage } from '../support/site-browser.ts';
 import { opensslAvailable } from '../support/test-pki.ts';
 import { LONG_TXT, startToolFakes } from './tool-fakes.ts';
 
@@ -22,13 +14,10 @@ const skip = chromiumSkipReason || (opensslAvailable() ? false : 'the openssl co
 if (skip) console.log(`# ${skip}`);
 
 const NODE = 'probe-one';
-const FAILED_LOAD = 'console error: Failed to load resource: the server responded with a status of';
 
 describe('measurements from several nodes, in Chromium', { skip, timeout: 240_000 }, () => {
-  let fakes: Awaited<ReturnType<typeof startToolFakes>>;
   let site: Awaited<ReturnType<typeof startSite>>;
-  let browser: Browser;
-  let base = '';
+  let fakes: Awaited<ReturnType<typeof startToolFakes>>;
 
   before(async () => {
     fakes = await startToolFakes();
@@ -41,7 +30,6 @@ describe('measurements from several nodes, in Chromium', { skip, timeout: 240_00
       },
       fakes.deps,
     );
-    ({ base, browser } = site);
   });
   after(async () => {
     await site?.close();
@@ -49,23 +37,12 @@ describe('measurements from several nodes, in Chromium', { skip, timeout: 240_00
   });
 
   async function open(width: number, url: string) {
-    const watched = await watchedPage(browser, base, { width });
-    await watched.page.goto(`${base}${url}`);
+    const watched = await watchedPage(site.browser, site.base, { width });
+    await watched.page.goto(`${site.base}${url}`);
     return watched;
   }
 
-  async function checkPage({ page, problems }: WatchedPage, name: string, { failedLoads = false } = {}) {
-    assert.equal(await overflow(page), 0, `${name}: no horizontal scrolling`);
-    assert.equal(await page.locator('h1').count(), 1, `${name}: one h1`);
-    for (const scheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: scheme });
-      assert.deepEqual(await seriousViolations(page), [], `${name} (${scheme}): axe-core`);
-      await screenshot(page, `${name}-${scheme}`);
-    }
-    const unexpected = failedLoads ? problems.filter((problem) => !problem.startsWith(FAILED_LOAD)) : problems;
-    assert.deepEqual(unexpected, [], name);
-    await page.context().close();
-  }
+  const checkPage = checkToolPage;
 
   const cells = (page: Page | ReturnType<Page['locator']>, selector: string) =>
     page
@@ -97,9 +74,9 @@ describe('measurements from several nodes, in Chromium', { skip, timeout: 240_00
       const commands = await cells(page, '.code code');
       assert.equal(
         commands[0],
-        `curl -X POST -H 'content-type: application/json' -d '{"type":"dns","target":"example.test","options":{"record_type":"TXT"},"locations":[{"node":"${NODE}"}]}' '${base}/api/v1/measurements'`,
+        `curl -X POST -H 'content-type: application/json' -d '{"type":"dns","target":"example.test","options":{"record_type":"TXT"},"locations":[{"node":"${NODE}"}]}' '${site.base}/api/v1/measurements'`,
       );
-      assert.match(commands[1] ?? '', new RegExp(`^curl -N '${base}/api/v1/measurements/[0-9a-f]{32}/events'$`));
+      assert.match(commands[1] ?? '', new RegExp(`^curl -N '${site.base}/api/v1/measurements/[0-9a-f]{32}/events'$`));
       await page.locator('#tool-status').getByText('Done: 1 node measured.').waitFor();
       await checkPage(watched, `mesh-dns-${width}`);
     }
@@ -115,7 +92,7 @@ describe('measurements from several nodes, in Chromium', { skip, timeout: 240_00
     await page.getByLabel('From').selectOption(`node:${NODE}`);
     assert.equal(await probes.isVisible(), true);
     await page.locator('form.tool button[type="submit"]').click();
-    await page.waitForURL(`${base}/tools/dns?host=example.test&type=TXT&from=node%3A${NODE}`);
+    await page.waitForURL(`${site.base}/tools/dns?host=example.test&type=TXT&from=node%3A${NODE}`);
     await page.locator(`table.mesh-table tr[data-node="${NODE}"] td:nth-child(4)`).waitFor();
     await page.goBack();
     await page.locator('table.records').waitFor();

@@ -24,8 +24,10 @@ function place(probe) {
   return text || unknown();
 }
 
-function nodeCell(probe) {
-  return h('th', { scope: 'row', class: 'mono' }, probe.node);
+/** A node's row: its name, its place, then `cells`. */
+function nodeRow(probe, headings, ...cells) {
+  const name = h('th', { scope: 'row', class: 'mono' }, probe.node);
+  return labelCells(h('tr', { 'data-node': probe.node }, name, h('td', {}, place(probe)), ...cells), headings);
 }
 
 /** Latency classes of the map's markers, with their legend; colour is never alone (the table says it too). */
@@ -52,20 +54,10 @@ export function pingView(_type, probes, mapUrl) {
   for (const { probe } of state.values()) {
     rows.set(
       probe.node,
-      labelCells(
-        h(
-          'tr',
-          { 'data-node': probe.node },
-          nodeCell(probe),
-          h('td', {}, place(probe)),
-          h('td', { class: 'num' }, '…'),
-          h('td', { class: 'num' }),
-          h('td', {}),
-        ),
-        headings,
-      ),
+      nodeRow(probe, headings, h('td', { class: 'num' }, '…'), h('td', { class: 'num' }), h('td', {})),
     );
   }
+
   const map = svg('svg', {
     class: 'map mesh-map',
     viewBox: `0 0 ${MAP_WIDTH} ${MAP_HEIGHT}`,
@@ -264,19 +256,7 @@ export function resultsView(type, probes) {
   const headings = ['Node', 'Location', ...columns.map((column) => ({ text: column.text, class: column.class }))];
   const answers = new Map();
   const rows = new Map(
-    probes.map((probe) => [
-      probe.node,
-      labelCells(
-        h(
-          'tr',
-          { 'data-node': probe.node },
-          nodeCell(probe),
-          h('td', {}, place(probe)),
-          h('td', { colspan: columns.length }, '…'),
-        ),
-        headings,
-      ),
-    ]),
+    probes.map((probe) => [probe.node, nodeRow(probe, headings, h('td', { colspan: columns.length }, '…'))]),
   );
   const note = h('p', { class: 'hint' }, 'A highlighted value is one not every node gave.');
   const highlight = () => {
