@@ -87,6 +87,18 @@ describe('measurements from several nodes, in Chromium', { skip, timeout: 240_00
     const { page } = watched;
     await page.locator('table.records').waitFor();
     assert.equal(await page.locator('table.mesh-table').count(), 0, 'no choice: this node, as before');
+    // The node list is asked for only when the choice is opened.
+    assert.equal(await page.locator('#tool-from option').count(), 0);
+    await page.getByText('Run from other nodes').click();
+    await page
+      .locator(`#tool-from optgroup[label="Nodes"] option[value="node:${NODE}"]`)
+      .waitFor({ state: 'attached' });
+    assert.deepEqual(
+      await page
+        .locator('#tool-from optgroup')
+        .evaluateAll((groups) => groups.map((group) => group.getAttribute('label'))),
+      ['Nodes', 'Countries', 'Continents', 'Tags'],
+    );
     const probes = page.getByLabel('Probes each');
     assert.equal(await probes.isVisible(), false, 'a probe count only with places chosen');
     await page.getByLabel('From').selectOption(`node:${NODE}`);

@@ -27,77 +27,31 @@ export function listValue(value: unknown): string[] {
   return values.filter((item): item is string => typeof item === 'string' && item.trim() !== '').map((v) => v.trim());
 }
 
-type Choice = { group: string; values: [string, string][] };
-
-function choices(nodes: readonly MeshNode[]): Choice[] {
-  const distinct = (values: (string | undefined)[]) =>
-    [...new Set(values.filter((value): value is string => value !== undefined && value !== ''))].sort();
-  const group = (name: string, kind: string, values: (string | undefined)[]): Choice => ({
-    group: name,
-    values: distinct(values).map((value) => [`${kind}:${value}`, value]),
-  });
-  return [
-    { group: 'Nodes', values: nodes.map((node): [string, string] => [`node:${node.name}`, nodeLabel(node)]) },
-    group(
-      'Countries',
-      'country',
-      nodes.map((node) => node.location.country),
-    ),
-    group(
-      'Continents',
-      'continent',
-      nodes.map((node) => node.location.continent),
-    ),
-    group(
-      'Tags',
-      'tag',
-      nodes.flatMap((node) => node.tags),
-    ),
-  ].filter((choice) => choice.values.length > 0);
-}
-
 function nodeLabel(node: MeshNode): string {
   const place = [node.location.city, node.location.country].filter(Boolean).join(', ');
   return place ? `${node.name} (${place})` : node.name;
 }
 
 /**
- * The "from" choice of a tool page: none chosen is this node (the single-node route, as before);
- * chosen locations make the page's script POST a measurement. Its values are page parameters only
- * (no data-api-name): the single-node call never carries them. A value the node list no longer
- * holds (a shared URL, a node gone) stays chosen, so the API's 400 says why. The probe count is in
- * use (shown, sent) only with places chosen: a form sent without JavaScript carries nothing of it otherwise.
+ * The "from" choice of a tool page, folded: none chosen is this node (the single-node route, as
+ * before); chosen places make the page's script POST a measurement. The list of nodes is fetched by
+ * the script when the choice is opened (mesh-tool.js), so a page view costs the visitor no request;
+ * the server renders only the URL's values, chosen (a place the mesh lacks stays, so the API's 400
+ * says why). Its values are page parameters (no data-api-name), never sent to the single-node route;
+ * the probe count is in use (shown, sent) only with places chosen.
  */
-export function renderFromChoice(nodes: readonly MeshNode[], query: Record<string, unknown>, mapUrl: string): string {
+export function renderFromChoice(query: Record<string, unknown>, mapUrl: string): string {
   const chosen = listValue(query.from);
-  const groups = choices(nodes);
-  const known = new Set(groups.flatMap((group) => group.values.map(([value]) => value)));
-  const extra = chosen.filter((value) => !known.has(value)).map((value): [string, string] => [value, value]);
-  if (extra.length > 0) groups.push({ group: 'From the URL', values: extra });
-  const options = groups
-    .map(
-      (group) =>
-        `<optgroup label="${e(group.group)}">${group.values
-          .map(
-            ([value, label]) =>
-              `<option value="${e(value)}"${chosen.includes(value) ? ' selected' : ''}>${e(label)}</option>`,
-          )
-          .join('')}</optgroup>`,
-    )
-    .join('');
-  const size = Math.min(
-    6,
-    Math.max(
-      2,
-      groups.reduce((sum, group) => sum + group.values.length + 1, 0),
-    ),
-  );
+  const options = chosen.map((value) => `<option value="${e(value)}" selected>${e(value)}</option>`).join('');
   const probes = listValue(query.probes)[0] ?? '1';
-  return `<div class="field from-choice" data-map="${e(mapUrl)}"><label for="tool-from">From</label><select id="tool-from" name="from" multiple size="${size}" aria-describedby="tool-from-hint">${options}</select></div>
-<div class="field narrow probes-choice"${chosen.length > 0 ? '' : ' hidden'}><label for="tool-probes">Probes each</label><input id="tool-probes" name="probes" type="number" inputmode="numeric" min="1" max="100" value="${e(probes)}" data-default="1"${chosen.length > 0 ? '' : ' disabled'}></div>`;
+  const off = chosen.length > 0 ? '' : ' hidden';
+  return `<details class="from-choice" data-map="${e(mapUrl)}"${chosen.length > 0 ? ' open' : ''}><summary>Run from other nodes</summary>
+<div class="from-fields"><div class="field from-field"><label for="tool-from">From</label><select id="tool-from" name="from" multiple size="5" aria-describedby="tool-from-hint">${options}</select></div>
+<div class="field narrow"${off}><label for="tool-probes">Probes each</label><input id="tool-probes" name="probes" type="number" inputmode="numeric" min="1" max="100" value="${e(probes)}" data-default="1"${chosen.length > 0 ? '' : ' disabled'}></div></div>
+</details>`;
 }
 
-export const FROM_HINT = `<p class="hint" id="tool-from-hint">None chosen: this node. Choose nodes or places (Ctrl or ⌘ for several) to run from each and compare.</p>`;
+export const FROM_HINT = `<p class="hint" id="tool-from-hint">None chosen: this node. Choose nodes or places (Ctrl or ⌘ for several) to run from each and compare; the count caps the probes of a country, continent or tag.</p>`;
 
 /** Every node with coordinates as a marker on the world map (plate carrée, as world-map.ts draws it). */
 export function nodesMap(nodes: readonly MeshNode[], mapUrl: string): string {

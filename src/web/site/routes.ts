@@ -239,17 +239,10 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
     let resolved: ToolPage | undefined;
     // The page holds only the form: its script fetches the API's answer from the browser, as any client.
     const mesh = MESH_TOOL_KEYS.has(tool.key);
-    app.get(tool.path, pageRoute(), async (request, reply) => {
+    app.get(tool.path, pageRoute(), (request, reply) => {
       resolved ??= toolPage(tool, options.routes);
       const query = requestValues(request.query);
-      // The "from" choice lists the live nodes (an in-process call as the visitor; a refusal lists none).
-      const nodes = mesh ? await callApi(app, request, '/api/v1/nodes') : undefined;
-      const from = nodes
-        ? {
-            fields: renderFromChoice(nodesOf(nodes.status, nodes.body), query, assets.url('world.svg')),
-            hint: FROM_HINT,
-          }
-        : null;
+      const from = mesh ? { fields: renderFromChoice(query, assets.url('world.svg')), hint: FROM_HINT } : null;
       return page(reply, {
         title: toolTitle(resolved, query),
         description: tool.summary,

@@ -6,6 +6,7 @@ import {
   card,
   codeBlock,
   errorAlert,
+  getJson,
   h,
   plural,
   rawJson,
@@ -61,8 +62,77 @@ const VIEWS = {
   ssl: resultsView,
 };
 
+/** The choice's groups from the node list: each node, and each country, continent and tag they have. */
+function choiceGroups(nodes) {
+  const distinct = (values) => [...new Set(values.filter(Boolean))].sort();
+  const group = (label, kind, values) => ({
+    label,
+    options: distinct(values).map((value) => [`${kind}:${value}`, value]),
+  });
+  const place = (node) => [node.location.city, node.location.country].filter(Boolean).join(', ');
+  return [
+    {
+      label: 'Nodes',
+      options: nodes.map((node) => [`node:${node.name}`, place(node) ? `${node.name} (${place(node)})` : node.name]),
+    },
+    group(
+      'Countries',
+      'country',
+      nodes.map((node) => node.location.country),
+    ),
+    group(
+      'Continents',
+      'continent',
+      nodes.map((node) => node.location.continent),
+    ),
+    group(
+      'Tags',
+      'tag',
+      nodes.flatMap((node) => node.tags),
+    ),
+  ];
+}
+
+/** Lists the live nodes in the "from" choice once it is opened (a page view alone asks nothing). */
+function wireFromChoice() {
+  const details = document.querySelector('details.from-choice');
+  const select = document.getElementById('tool-from');
+  if (!details || !select) return;
+  let asked = false;
+  const fill = async () => {
+    if (asked || !details.open) return;
+    asked = true;
+    const answer = await getJson('/api/v1/nodes');
+    if (!answer.ok) {
+      details.append(errorAlert(`The nodes could not be listed: ${apiErrorText(answer.status, answer.body)}`));
+      return;
+    }
+    const chosen = [...select.selectedOptions].map((option) => option.value);
+    const groups = choiceGroups(answer.body.nodes);
+    const known = new Set(groups.flatMap((group) => group.options.map(([value]) => value)));
+    groups.push({
+      label: 'From the URL',
+      options: chosen.filter((value) => !known.has(value)).map((value) => [value, value]),
+    });
+    select.replaceChildren(
+      ...groups
+        .filter((group) => group.options.length > 0)
+        .map((group) =>
+          h(
+            'optgroup',
+            { label: group.label },
+            ...group.options.map(([value, label]) => h('option', { value, selected: chosen.includes(value) }, label)),
+          ),
+        ),
+    );
+  };
+  details.addEventListener('toggle', fill);
+  fill();
+}
+
 /** The run startTool calls when the page has a "from" choice: one measurement, shown as it goes. */
 export function meshRunner(type) {
+  wireFromChoice();
   return async ({ form, apiPath, result, status, signal, from, probes }) => {
     const body = measurementBody(type, apiPath, from, probes);
     say(status, 'Creating the measurement…', true);
