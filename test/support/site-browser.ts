@@ -125,3 +125,24 @@ export async function assertPageHealthy(watched: WatchedPage, what: string): Pro
   assert.equal(await overflow(watched.page), 0, `${what}: no horizontal scrolling`);
   assert.deepEqual(await seriousViolations(watched.page), [], `${what}: axe finds no serious or critical violation`);
 }
+
+/** How Chromium logs an answer with an error status: expected where the test asks for one. */
+export const FAILED_LOAD = 'console error: Failed to load resource: the server responded with a status of';
+
+/**
+ * What every tool page must pass once its result shows (one h1, a title, no sideways scrolling, no
+ * foreign request or script error, axe in both schemes); then its screenshots, light and dark.
+ */
+export async function checkToolPage({ page, problems }: WatchedPage, name: string, { failedLoads = false } = {}) {
+  assert.equal(await overflow(page), 0, `${name}: no horizontal scrolling`);
+  assert.equal(await page.locator('h1').count(), 1, `${name}: one h1`);
+  assert.ok((await page.title()).endsWith('· netinfo'), `${name}: a title`);
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    assert.deepEqual(await seriousViolations(page), [], `${name} (${scheme}): axe-core`);
+    await screenshot(page, `${name}-${scheme}`);
+  }
+  const unexpected = failedLoads ? problems.filter((problem) => !problem.startsWith(FAILED_LOAD)) : problems;
+  assert.deepEqual(unexpected, [], name);
+  await page.context().close();
+}

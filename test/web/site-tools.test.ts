@@ -9,15 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { buildTestApp } from '../support/app.ts';
 import { chromiumSkipReason } from '../support/chromium.ts';
-import {
-  overflow,
-  screenshot,
-  seriousViolations,
-  startSite,
-  type WatchedPage,
-  WIDTHS,
-  watchedPage,
-} from '../support/site-browser.ts';
+import { checkToolPage, overflow, screenshot, startSite, WIDTHS, watchedPage } from '../support/site-browser.ts';
 import { opensslAvailable } from '../support/test-pki.ts';
 import { LINE_GAP_MS, LONG_TXT, MTR_TARGET, startToolFakes } from './tool-fakes.ts';
 
@@ -37,9 +29,6 @@ const BATCH_ANSWER = {
   },
   '127.0.0.1': { error: 'no data for this address' },
 };
-
-/** How Chromium logs an answer with an error status: expected where the test asks for one. */
-const FAILED_LOAD = 'console error: Failed to load resource: the server responded with a status of';
 
 describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
   let fakes: Awaited<ReturnType<typeof startToolFakes>>;
@@ -65,23 +54,7 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
     return watched;
   }
 
-  /**
-   * What every page must pass once its result shows (one h1, a title, no sideways scrolling, no
-   * foreign request or script error, axe in both schemes); then its screenshots, light and dark.
-   */
-  async function checkPage({ page, problems }: WatchedPage, name: string, { failedLoads = false } = {}) {
-    assert.equal(await overflow(page), 0, `${name}: no horizontal scrolling`);
-    assert.equal(await page.locator('h1').count(), 1, `${name}: one h1`);
-    assert.ok((await page.title()).endsWith('· netinfo'), `${name}: a title`);
-    for (const scheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: scheme });
-      assert.deepEqual(await seriousViolations(page), [], `${name} (${scheme}): axe-core`);
-      await screenshot(page, `${name}-${scheme}`);
-    }
-    const unexpected = failedLoads ? problems.filter((problem) => !problem.startsWith(FAILED_LOAD)) : problems;
-    assert.deepEqual(unexpected, [], name);
-    await page.context().close();
-  }
+  const checkPage = checkToolPage;
 
   /**
    * Waits until the locator matches exactly `count` elements, polling every 20 ms (a live page
@@ -129,6 +102,7 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
         '/tools/traceroute',
         '/tools/mtr',
         '/tools/resolver',
+        '/nodes',
       ]);
       await checkPage(watched, `tools-${width}`);
     }

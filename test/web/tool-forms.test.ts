@@ -4,6 +4,7 @@
 // every parameter the API takes (but api_key) has a control.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { MESH_TOOL_KEYS } from '../../src/web/site/mesh-pages.ts';
 import { TOOLS } from '../../src/web/site/tool-definitions.ts';
 import { buildTestApp } from '../support/app.ts';
 import { startToolFakes } from './tool-fakes.ts';
@@ -111,7 +112,11 @@ describe('tool forms match their API', { timeout: 600_000 }, () => {
     it(`${tool.path}: each control is a parameter of ${tool.api}, offering only what it accepts`, async () => {
       const page = await app.inject({ url: tool.path, headers: { accept: 'text/html' } });
       assert.equal(page.statusCode, 200);
-      const controls = controlsOf(page.body);
+      const all = controlsOf(page.body);
+      // The "from" choice (issue 31) is the page's own: it picks nodes for a measurement, never sent to the route.
+      const pageOnly = all.filter((control) => control.api === '').map((control) => control.name);
+      assert.deepEqual(pageOnly, MESH_TOOL_KEYS.has(tool.key) ? ['from', 'probes'] : [], 'page-only controls');
+      const controls = all.filter((control) => control.api !== '');
       const accepted = parameters[tool.api] ?? [];
       assert.deepEqual(
         controls.map((control) => control.api).sort(),

@@ -11,6 +11,14 @@ import { escapeHtml as e } from './html.ts';
 import type { IpAnswer } from './ip-view.ts';
 import { contentSecurityPolicy, type PageOptions, renderPage, sendPage } from './layout.ts';
 import { type AsnPageAnswer, lookupKind, renderAsnLookup, renderIpLookup } from './lookup-page.ts';
+import {
+  FROM_HINT,
+  MESH_TOOL_KEYS,
+  NODES_TOOL_ENTRY,
+  nodesOf,
+  renderFromChoice,
+  renderNodesPage,
+} from './mesh-pages.ts';
 import { renderNotFound, renderRefused } from './not-found-page.ts';
 import { RESOLVER_PAGE_PATH, RESOLVER_TOOL_ENTRY, renderResolverPage } from './resolver-page.ts';
 import { TOOLS } from './tool-definitions.ts';
@@ -203,23 +211,46 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
         'DNS, WHOIS, SSL, blacklist, mail, HTTP, ping, traceroute, MTR and the resolver test, each a page over the public API.',
       active: 'tools',
       attribution: '',
-      main: renderToolList([...TOOLS, RESOLVER_TOOL_ENTRY]),
+      main: renderToolList([...TOOLS, RESOLVER_TOOL_ENTRY, NODES_TOOL_ENTRY]),
     }),
   );
+  app.get('/nodes', pageRoute(), async (request, reply) => {
+    const answer = await callApi(app, request, '/api/v1/nodes');
+    if (answer.status !== 200) carryRefusalHeaders(reply, answer.headers);
+    return page(
+      reply,
+      {
+        title: 'Nodes · netinfo',
+        description: NODES_TOOL_ENTRY.summary,
+        active: 'tools',
+        attribution: '',
+        styles: ['mesh.css'],
+        main: renderNodesPage(nodesOf(answer.status, answer.body), {
+          mapUrl: assets.url('world.svg'),
+          refusal: answer.status === 200 ? null : apiErrorText(answer),
+          origin: originOf(request),
+        }),
+      },
+      answer.status,
+    );
+  });
   for (const tool of TOOLS) {
     // Resolved on the first visit: the API's routes are plugins that register at ready.
     let resolved: ToolPage | undefined;
     // The page holds only the form: its script fetches the API's answer from the browser, as any client.
+    const mesh = MESH_TOOL_KEYS.has(tool.key);
     app.get(tool.path, pageRoute(), (request, reply) => {
       resolved ??= toolPage(tool, options.routes);
       const query = requestValues(request.query);
+      const from = mesh ? { fields: renderFromChoice(query, assets.url('world.svg')), hint: FROM_HINT } : null;
       return page(reply, {
         title: toolTitle(resolved, query),
         description: tool.summary,
         active: tool.key,
         scripts: [tool.script],
+        ...(mesh ? { styles: ['mesh.css'] } : {}),
         attribution: '',
-        main: renderToolPage(resolved, query),
+        main: renderToolPage(resolved, query, from),
       });
     });
   }

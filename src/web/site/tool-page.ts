@@ -59,7 +59,11 @@ function control(field: ToolField, value: string, active: boolean): string {
  * A tool's page: a GET form whose state is the URL (with JavaScript off, submitting reloads the page
  * with the parameters), and the places the page's module fills with the API's answer.
  */
-export function renderToolPage(tool: ToolPage, query: Record<string, unknown>): string {
+export function renderToolPage(
+  tool: ToolPage,
+  query: Record<string, unknown>,
+  from: { fields: string; hint: string } | null = null,
+): string {
   const fields = tool.fields
     .map((field) => {
       const active = isActive(tool, field, query);
@@ -84,10 +88,10 @@ export function renderToolPage(tool: ToolPage, query: Record<string, unknown>): 
 <p class="lead">${e(tool.summary)}</p>
 <section class="card" aria-label="${e(tool.heading)} form">
 <form class="tool" method="get" action="${e(tool.path)}" data-tool="${e(tool.key)}" data-api="${e(tool.api)}" data-heading="${e(tool.heading)}">
-${fields}
+${fields}${from ? `\n${from.fields}` : ''}
 <div class="actions"><button type="submit">${e(tool.submit)}</button></div>
 </form>
-${hints}${noScript}
+${hints}${from?.hint ?? ''}${noScript}
 </section>
 <p id="tool-status" class="status" role="status" aria-live="polite"></p>
 <div id="tool-result" class="tool-result${complete ? ' reserved' : ''}"></div>`;

@@ -38,8 +38,8 @@ export function problemList(problems) {
 
 export const mono = (text) => (text ? h('span', { class: 'mono' }, text) : null);
 
-/** Runs a JSON tool's page: `render` turns the API's answer into cards and the status line. */
-export function startJsonTool(render) {
+/** Runs a JSON tool's page: `render` turns the API's answer into cards and the status line; `mesh` as startTool's. */
+export function startJsonTool(render, mesh) {
   startTool(async ({ apiPath, result, status, signal }) => {
     // The space the answer will take, kept once it shows (see .tool-result.reserved in tools.css).
     result.classList.add('reserved');
@@ -55,5 +55,5 @@ export function startJsonTool(render) {
       result.replaceChildren(errorAlert(text), apiCallCard(apiPath, answer.body));
       say(status, '');
     }
-  });
+  }, mesh);
 }

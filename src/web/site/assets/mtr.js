@@ -3,6 +3,7 @@
 // in place (rows stay in hop order), and when the run is done shows the final figures and whether
 // the destination answered.
 
+import { meshRunner } from './mesh-tool.js';
 import { followStream, hopName } from './stream-tool.js';
 import { apiCallCard, card, h, labelCells, say, startTool, table } from './tool.js';
 
@@ -112,4 +113,4 @@ async function runMtr(run) {
   });
 }
 
-startTool(runMtr);
+startTool(runMtr, meshRunner('mtr'));

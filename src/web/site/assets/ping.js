@@ -3,6 +3,7 @@
 // With protocol=tcp each request is a TCP connect: a reply has no TTL ("—"), and a connect that
 // failed says why (refused, unreachable, timeout).
 
+import { meshRunner } from './mesh-tool.js';
 import { followStream } from './stream-tool.js';
 import { apiCallCard, card, h, labelCells, plural, say, startTool, table } from './tool.js';
 
@@ -228,4 +229,4 @@ async function runPing(run) {
   });
 }
 
-startTool(runPing);
+startTool(runPing, meshRunner('ping'));

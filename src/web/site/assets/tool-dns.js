@@ -1,6 +1,7 @@
 // The DNS lookup's page: the records as a table, names wrapped at their dots, DNSSEC in words.
 
 import { duration, startJsonTool } from './json-tool.js';
+import { meshRunner } from './mesh-tool.js';
 import { card, h, plural, table } from './tool.js';
 
 /** `YYYYMMDDHHmmSS` (an RRSIG's times) as `YYYY-MM-DD HH:mm UTC`. */
@@ -122,4 +123,4 @@ function dnsResult(answer) {
   return { parts: [result], status: summary };
 }
 
-startJsonTool(dnsResult);
+startJsonTool(dnsResult, meshRunner('dns'));

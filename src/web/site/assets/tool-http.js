@@ -1,6 +1,7 @@
 // The HTTP check's page: status, redirects, a waterfall of the phases, headers, TLS.
 
 import { mono, shortDate, startJsonTool } from './json-tool.js';
+import { meshRunner } from './mesh-tool.js';
 import { card, facts, h, plural, table } from './tool.js';
 
 /** Reason phrases of the statuses a check usually meets (RFC 9110); others show the number alone. */
@@ -191,4 +192,4 @@ function httpResult(answer) {
   };
 }
 
-startJsonTool(httpResult);
+startJsonTool(httpResult, meshRunner('http'));

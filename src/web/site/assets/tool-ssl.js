@@ -1,6 +1,7 @@
 // The SSL check's page: the verdict, each check in words, the chain, the TLS versions when asked.
 
 import { problemList, shortDate, startJsonTool } from './json-tool.js';
+import { meshRunner } from './mesh-tool.js';
 import { card, facts, h, plural, table } from './tool.js';
 
 function sslVerdict(answer) {
@@ -155,4 +156,4 @@ function sslResult(answer) {
   };
 }
 
-startJsonTool(sslResult);
+startJsonTool(sslResult, meshRunner('ssl'));

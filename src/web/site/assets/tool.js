@@ -174,7 +174,7 @@ export function say(status, text, busy = false) {
   status.classList.toggle('visually-hidden', !busy);
 }
 
-/** The page's form, its parameters and the API path they make. */
+/** The page's form, its parameters and the API path they make; "from" places and probes are the page's only. */
 export function readForm(form) {
   const page = new URLSearchParams();
   const api = new URLSearchParams();
@@ -185,7 +185,12 @@ export function readForm(form) {
     page.set(control.name, value);
     api.set(control.dataset.apiName, value);
   }
-  return { page, apiPath: `${form.dataset.api}?${api}` };
+  const from = [...(form.elements.namedItem('from')?.selectedOptions ?? [])].map((option) => option.value);
+  const count = form.elements.namedItem('probes');
+  const probes = count && !count.disabled ? Math.max(1, Number(count.value) || 1) : 1;
+  for (const value of from) page.append('from', value);
+  if (from.length > 0 && probes > 1) page.set('probes', String(probes));
+  return { page, apiPath: `${form.dataset.api}?${api}`, from, probes };
 }
 
 /** Sets the controls from a URL's parameters (Back and Forward), defaults where it says nothing. */
@@ -201,11 +206,20 @@ function fillForm(form, parameters) {
     }
     control.value = value;
   }
+  const from = form.elements.namedItem('from');
+  if (from) {
+    const chosen = parameters.getAll('from');
+    for (const option of from.options) option.selected = chosen.includes(option.value);
+    form.elements.namedItem('probes').value = parameters.get('probes') || '1';
+  }
   applyConditions(form);
 }
 
-/** Shows and enables each field used only with another's value (data-only-with), hides and disables it otherwise. */
+/** Shows and enables each field used only with another's value (data-only-with, probes with places), hides and disables it otherwise. */
 function applyConditions(form) {
+  const probes = form.elements.namedItem('probes');
+  if (probes)
+    probes.closest('.field').hidden = probes.disabled = !form.elements.namedItem('from').selectedOptions.length;
   for (const field of form.querySelectorAll('[data-only-with]')) {
     const other = form.elements.namedItem(field.dataset.onlyWith);
     const active = other?.value === field.dataset.onlyValue;
@@ -222,9 +236,10 @@ function isComplete(form) {
 
 /**
  * Wires a tool page: `run({ form, apiPath, result, status, signal })` shows one run; a new run (or
- * leaving by Back) aborts the one before.
+ * leaving by Back) aborts the one before. With places chosen in its "from" choice, `mesh` runs
+ * instead (given `from` and `probes` too).
  */
-export function startTool(run) {
+export function startTool(run, mesh) {
   const form = document.querySelector('form.tool[data-tool]');
   const result = document.getElementById('tool-result');
   const status = document.getElementById('tool-status');
@@ -242,9 +257,10 @@ export function startTool(run) {
       document.title = `${form.dataset.heading} · netinfo`;
       return;
     }
-    const { page, apiPath } = readForm(form);
+    const { page, apiPath, from, probes } = readForm(form);
     document.title = `${form.dataset.heading}: ${[...page.values()].join(' ').slice(0, 100)} · netinfo`;
-    run({ form, apiPath, result, status, signal }).catch((error) => {
+    const chosen = from.length > 0 && mesh ? mesh : run;
+    chosen({ form, apiPath, result, status, signal, from, probes }).catch((error) => {
       // This run's own signal: an earlier run, aborted by a newer one, must not speak over it.
       if (signal.aborted) return;
       say(status, '');

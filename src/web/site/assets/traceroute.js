@@ -2,6 +2,7 @@
 // when the trace is done, one POST /api/v1/batch with the hops' addresses adds each hop's country
 // and network. Should that call fail, the columns say "unknown": the hops themselves stand.
 
+import { meshRunner } from './mesh-tool.js';
 import { followStream, hopName } from './stream-tool.js';
 import {
   apiCallCard,
@@ -178,4 +179,4 @@ async function runTraceroute(run) {
   await locateHops([...(rows?.children ?? [])], batchCard, notes, signal);
 }
 
-startTool(runTraceroute);
+startTool(runTraceroute, meshRunner('traceroute'));
