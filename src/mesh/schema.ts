@@ -154,10 +154,9 @@ request.
 caller's address), its time limits. A node that refuses fails that probe with the route's own message and status, in the
 probe's \`error\` event and result.
 
-**The mesh.** Jobs travel through Redis Streams, one stream per node read by the node's processes as a consumer
-group, each signed by the accepting node with MESH_SECRET (a node runs only jobs it can verify, and each probe at most
-once). A node that dies mid-probe is noticed within two heartbeats and its probe fails ("went silent"); a probe no node
-takes within NODE_TIMEOUT_SECONDS fails too, so every measurement ends.`,
+**Every measurement ends.** Each probe runs at most once. A node that dies mid-probe is noticed within two heartbeats
+and its probe fails ("went silent"); a probe no node takes within NODE_TIMEOUT_SECONDS fails too. How jobs travel and
+are signed is the operators' business (docs/scaling.md).`,
   operationId: 'createMeasurement',
   tags: ['measurements'],
   body: MeasurementRequest,
