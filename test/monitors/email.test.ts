@@ -16,7 +16,7 @@ test('a monitor e-mails the change through SMTP_URL, in plain text, and the atte
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
         mails.push({
-          from: String(session.envelope.mailFrom?.address),
+          from: session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address,
           to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
           text: Buffer.concat(chunks).toString('utf8'),
         });
