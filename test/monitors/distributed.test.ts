@@ -1,8 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -10,43 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { PASSWORD } from '../support/accounts.ts';
 import { redisSkipReason, startRedis, type TestRedis } from '../support/redis-server.ts';
 import { type ServiceProcess, startServiceProcess } from '../support/service-process.ts';
-
-/** The process holding the local end `port` of a TCP connection (ss names it). */
-function ownerOf(port: number): number | null {
-  const line = execFileSync('ss', ['-tnpH', 'state', 'established', `( sport = :${port} )`], { encoding: 'utf8' });
-  const pid = /pid=(\d+)/.exec(line)?.[1];
-  return pid === undefined ? null : Number(pid);
-}
-
-/** The site the monitors watch: each path counts its requests; `/hold` can keep a request waiting. */
-async function watchedSite() {
-  const hits = new Map<string, number>();
-  const held: { response: ServerResponse; port: number }[] = [];
-  let holding = true;
-  const server = createServer((request, response) => {
-    const where = request.url ?? '/';
-    hits.set(where, (hits.get(where) ?? 0) + 1);
-    if (where === '/hold' && holding) {
-      held.push({ response, port: request.socket.remotePort ?? 0 });
-      return;
-    }
-    response.end('ok');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: (where: string) => `http://127.0.0.1:${(server.address() as AddressInfo).port}${where}`,
-    hits: (where: string) => hits.get(where) ?? 0,
-    held,
-    release() {
-      holding = false;
-      for (const { response } of held.splice(0)) response.end('ok');
-    },
-    close: () => {
-      server.closeAllConnections();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
+import { ownerOf, watchedSite } from '../support/watched-site.ts';
 
 if (redisSkipReason) console.log(`# monitors across instances skipped: ${redisSkipReason}`);
 
