@@ -54,6 +54,7 @@ import { startMetrics } from './metrics/setup.ts';
 import { buildMonitors } from './monitors/build.ts';
 import { monitorsPlugin } from './monitors/plugin.ts';
 import type { MonitorRepository } from './monitors/repository.ts';
+import { monitorWebhooks } from './monitors/schema.ts';
 import { createPortChecker } from './port/checker.ts';
 import { portPlugin } from './port/plugin.ts';
 import { PORT_CHECK_TIMEOUT_MS, PORT_CHECK_TOOL } from './port/tool.ts';
@@ -141,7 +142,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     threshold: COMPRESSION_THRESHOLD_BYTES,
     uncompressed: (url) => url === DASHBOARD_PATH || url === ACCOUNT_PREFIX || url.startsWith(`${ACCOUNT_PREFIX}/`),
   });
-  await registerOpenApi(app);
+  await registerOpenApi(app, monitorWebhooks);
   registerRequestContext(app, config.trustProxy);
   registerCors(app);
   registerAnswerConstraint(app);

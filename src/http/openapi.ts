@@ -43,7 +43,11 @@ DELETE requests of a session need its \`X-CSRF-Token\` (returned by login, sign-
 requests a browser marks cross-site (\`Sec-Fetch-Site\`, or an \`Origin\` other than the host) are refused with 403.
 Those paths answer the methods they list; others are 405.`;
 
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+/** `webhooks`: the requests the service sends (OpenAPI 3.1), given by the capabilities that send them. */
+export async function registerOpenApi(
+  app: FastifyInstance,
+  webhooks: Readonly<Record<string, object>> = {},
+): Promise<void> {
   app.addSchema(ErrorBody);
   await app.register(swagger, {
     openapi: {
@@ -57,6 +61,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       // Every operation may send an API key, none must: `{}` is "no key" (the public tier). The
       // account API and the health checks say otherwise on their operations.
       security: [{}, { apiKey: [] }],
+      // Path items as OpenAPI writes them; the plugin's type wants its own object types for each.
+      webhooks: webhooks as Record<string, never>,
       tags: [
         { name: 'ip', description: "The caller's own address, any address, an AS, and many of them at once" },
         {

@@ -153,7 +153,7 @@ export const CreatedMonitor = Type.Object(
   { additionalProperties: false },
 );
 
-export const NotificationBody = Type.Object(
+const NotificationBody = Type.Object(
   {
     event: Type.String({ enum: ['monitor.down', 'monitor.up'] }),
     monitor: Type.Object({ id: Type.String(), name: Type.String(), type: Type.String(), target: Type.String() }),
@@ -244,4 +244,44 @@ export const deleteMonitorRouteSchema = {
   security,
   params: MonitorParams,
   response: { 204: { description: 'Deleted.', type: 'null' }, ...commonErrorResponses, ...notFound },
+};
+
+/** The POST every webhook of a monitor receives, for the OpenAPI document's `webhooks`. */
+export const monitorWebhooks = {
+  monitorStateChanged: {
+    post: {
+      summary: 'A monitor went down or came back up (sent to each of its webhooks)',
+      description: NOTIFICATIONS,
+      tags,
+      parameters: [
+        {
+          name: 'X-Netinfo-Signature',
+          in: 'header',
+          required: true,
+          description:
+            '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, keyed by the monitor\'s `webhook_secret`.',
+          schema: { type: 'string' },
+        },
+        {
+          name: 'X-Netinfo-Event',
+          in: 'header',
+          required: true,
+          schema: { type: 'string', enum: ['monitor.down', 'monitor.up'] },
+        },
+        {
+          name: 'X-Netinfo-Delivery',
+          in: 'header',
+          required: true,
+          description: 'The same on every retry of one notification.',
+          schema: { type: 'string' },
+        },
+      ],
+      requestBody: { required: true, content: { 'application/json': { schema: NotificationBody } } },
+      responses: {
+        '2XX': { description: 'Delivered.' },
+        '410': { description: 'Gone: the URL is removed from the monitor.' },
+        default: { description: 'Tried again after WEBHOOK_RETRY_BASE_SECONDS, doubling, for up to 24 hours.' },
+      },
+    },
+  },
 };
