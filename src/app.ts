@@ -314,7 +314,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   app.register(meshPlugin, { mesh, sweepMs: (config.nodeHeartbeatSeconds * 1000) / 2 });
   app.register(accountPlugin, { accounts });
   const siteAssets = createAssetStore();
-  app.register(dashboardPlugin, { accounts, site: siteAssets });
+  app.register(dashboardPlugin, { accounts, site: siteAssets, routes });
   registerSite(app, {
     assets: siteAssets,
     routes,

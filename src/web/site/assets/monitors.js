@@ -1,0 +1,339 @@
+// The dashboard's monitors: lists them, creates and edits them with the form the server rendered from
+// the API's schemas (monitors-page.ts), pauses, resumes and deletes them, and opens one's detail.
+// `/dashboard?monitor=<a check's API path>&from=…#monitors` (a tool page's "Monitor this") opens the
+// form filled with that check.
+import { selector, wireFromChoice } from './mesh-tool.js';
+import { failureText, send, showDetail, stateBadge, TYPE_NAMES, time, uptime } from './monitor-detail.js';
+import { h, labelCells, table, unknown } from './tool.js';
+
+const API = '/api/v1/monitors';
+const el = (id) => document.getElementById(id);
+const list = el('monitor-list');
+const form = el('monitor-form');
+const editor = el('monitor-editor');
+const detail = el('monitor-detail');
+const status = el('monitor-status');
+const formError = el('monitor-error');
+let editing = null;
+let refreshTimer = 0;
+
+const announce = (text) => {
+  status.textContent = text;
+};
+
+const typeFieldset = (type) => form.querySelector(`fieldset.monitor-type[data-type="${type}"]`);
+
+/** Shows the chosen type's fields (others hidden and disabled: not read), and each field used only with another's value. */
+function applyType() {
+  for (const fieldset of form.querySelectorAll('fieldset.monitor-type')) {
+    const active = fieldset.dataset.type === el('monitor-type').value;
+    fieldset.hidden = fieldset.disabled = !active;
+    for (const field of fieldset.querySelectorAll('[data-only-with]')) {
+      const other = fieldset.querySelector(`[name="${field.dataset.onlyWith}"]`);
+      field.hidden = other?.value !== field.dataset.onlyValue;
+      for (const control of field.querySelectorAll('input, select')) control.disabled = field.hidden;
+    }
+  }
+  const probes = el('tool-probes');
+  probes.closest('.field').hidden = probes.disabled = !el('tool-from').selectedOptions.length;
+}
+
+function setControl(control, value) {
+  if (control instanceof HTMLSelectElement && ![...control.options].some((option) => option.value === value)) {
+    control.append(h('option', {}, value));
+  }
+  control.value = value;
+}
+
+/** Fills the form: a monitor to edit, or a check to start from (type, target, options, from values). */
+function fillForm({
+  name = '',
+  type,
+  target = '',
+  options = {},
+  interval_seconds = 300,
+  from = [],
+  probes = 1,
+  conditions,
+  notify,
+  paused = false,
+}) {
+  form.reset();
+  el('monitor-name').value = name;
+  if (typeFieldset(type)) el('monitor-type').value = type;
+  const fieldset = typeFieldset(el('monitor-type').value);
+  for (const control of fieldset.querySelectorAll('[data-api-name]')) {
+    const isTarget = control.closest('[data-target]') !== null;
+    const value = isTarget ? target : options[control.dataset.apiName];
+    if (value !== undefined && value !== '') setControl(control, String(value));
+  }
+  // A monitor's own conditions replace the form's, which are the API's defaults for a new one.
+  for (const control of conditions ? fieldset.querySelectorAll('[data-condition]') : []) {
+    const value = conditions[control.dataset.condition];
+    if (control.type === 'checkbox') control.checked = value === true;
+    else control.value = value === undefined ? '' : Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  el('monitor-interval').value = String(interval_seconds);
+  // The nodes listed once the choice was opened stay; a value they lack is added.
+  const select = el('tool-from');
+  for (const option of select.options) option.selected = from.includes(option.value);
+  const listed = new Set([...select.options].map((option) => option.value));
+  select.append(
+    ...from.filter((value) => !listed.has(value)).map((value) => h('option', { value, selected: true }, value)),
+  );
+  form.querySelector('details.from-choice').open = from.length > 0;
+  el('tool-probes').value = String(probes);
+  el('monitor-webhooks').value = (notify?.webhooks ?? []).join('\n');
+  el('monitor-emails').value = (notify?.emails ?? []).join('\n');
+  el('monitor-paused').checked = paused;
+  applyType();
+}
+
+/** A monitor's `from` as the form's values (`country:DE`) and the largest `limit` as the probe count. */
+function fromValues(places) {
+  const values = places.map((place) => {
+    const [kind, value] = Object.entries(place).find(([key]) => key !== 'limit') ?? ['node', ''];
+    return `${kind}:${value}`;
+  });
+  return { from: values, probes: Math.max(1, ...places.map((place) => place.limit ?? 1)) };
+}
+
+const lines = (text) =>
+  text
+    .split(/[\n,]/)
+    .map((line) => line.trim())
+    .filter(Boolean);
+
+/** The form as the API's body: the chosen type's fields only, conditions left empty left out. */
+function readForm() {
+  const type = el('monitor-type').value;
+  const fieldset = typeFieldset(type);
+  let target = '';
+  const options = {};
+  for (const control of fieldset.querySelectorAll('[data-api-name]')) {
+    const value = control.value.trim();
+    if (control.closest('[data-target]')) target = value;
+    else if (value !== '' && !control.disabled) options[control.dataset.apiName] = value;
+  }
+  const conditions = {};
+  for (const control of fieldset.querySelectorAll('[data-condition]')) {
+    const kind = control.dataset.kind;
+    if (kind === 'flag') {
+      if (control.checked) conditions[control.dataset.condition] = true;
+    } else if (control.value.trim() !== '') {
+      const value = control.value.trim();
+      conditions[control.dataset.condition] =
+        kind === 'number' ? Number(value) : kind === 'list' ? lines(value).map(Number) : value;
+    }
+  }
+  const from = [...el('tool-from').selectedOptions].map((option) => option.value);
+  const probes = Math.max(1, Number(el('tool-probes').value) || 1);
+  return {
+    name: el('monitor-name').value.trim(),
+    type,
+    target,
+    options,
+    interval_seconds: Number(el('monitor-interval').value),
+    from: from.map((value) => selector(value, probes)),
+    conditions,
+    notify: { webhooks: lines(el('monitor-webhooks').value), emails: lines(el('monitor-emails').value) },
+    paused: el('monitor-paused').checked,
+  };
+}
+
+function openEditor(monitor, prefill) {
+  editing = monitor?.id ?? null;
+  fillForm(monitor ? { ...monitor, ...fromValues(monitor.from) } : prefill);
+  el('monitor-form-title').textContent = monitor ? `Edit “${monitor.name}”` : 'New monitor';
+  el('monitor-submit').textContent = monitor ? 'Save changes' : 'Create monitor';
+  el('monitor-secret').hidden = true;
+  formError.textContent = '';
+  form.hidden = false;
+  editor.hidden = false;
+  el('monitor-form-title').focus();
+}
+
+function closeEditor() {
+  editor.hidden = true;
+  editing = null;
+  el('monitors-title').focus();
+}
+
+function actionButton(text, action, monitor) {
+  return h(
+    'button',
+    {
+      type: 'button',
+      class: action === 'delete' ? 'danger' : 'secondary',
+      'data-action': action,
+      'data-id': monitor.id,
+      'aria-label': `${text} ${monitor.name}`,
+    },
+    text,
+  );
+}
+
+const HEADINGS = ['Name', 'Check', 'State', 'Uptime', 'Last run', 'Actions'];
+
+function monitorRow(monitor) {
+  const last = monitor.last_run;
+  return labelCells(
+    h(
+      'tr',
+      { 'data-monitor-id': monitor.id },
+      h(
+        'td',
+        {},
+        h('button', { type: 'button', class: 'link', 'data-action': 'open', 'data-id': monitor.id }, monitor.name),
+      ),
+      h('td', {}, `${TYPE_NAMES[monitor.type] ?? monitor.type} `, h('span', { class: 'mono' }, monitor.target)),
+      h('td', {}, stateBadge(monitor)),
+      h('td', {}, ...uptime(monitor)),
+      h(
+        'td',
+        {},
+        last
+          ? [time(last.started_at), last.response_ms === null ? '' : `, ${Math.round(last.response_ms)} ms`]
+          : unknown('not yet'),
+      ),
+      h(
+        'td',
+        { class: 'row-actions' },
+        actionButton('Edit', 'edit', monitor),
+        actionButton(monitor.paused ? 'Resume' : 'Pause', monitor.paused ? 'resume' : 'pause', monitor),
+        actionButton('Delete', 'delete', monitor),
+      ),
+    ),
+    HEADINGS,
+  );
+}
+
+const monitors = new Map();
+
+/** Lists the monitors; again in 60 s, or in 5 s while one waits for its first run. */
+async function refresh() {
+  clearTimeout(refreshTimer);
+  const answer = await send('GET', API);
+  list.removeAttribute('aria-busy');
+  if (!answer.ok) {
+    list.replaceChildren(h('p', { class: 'form-error' }, failureText(answer)));
+    return;
+  }
+  monitors.clear();
+  for (const monitor of answer.body.monitors) monitors.set(monitor.id, monitor);
+  list.replaceChildren(
+    monitors.size === 0
+      ? h('p', {}, 'No monitors yet. Create one, or use “Monitor this” under a check on a tool page.')
+      : table('Your monitors', HEADINGS, answer.body.monitors.map(monitorRow), { class: 'monitor-table' }),
+  );
+  const waiting = answer.body.monitors.some((monitor) => !monitor.paused && monitor.state === null);
+  refreshTimer = setTimeout(refresh, waiting ? 5_000 : 60_000);
+}
+
+async function act(action, monitor) {
+  if (action === 'open') {
+    detail.dataset.id = monitor.id;
+    await showDetail(detail, monitor.id);
+    return;
+  }
+  if (action === 'edit') {
+    openEditor(monitor);
+    return;
+  }
+  if (
+    action === 'delete' &&
+    !window.confirm(`Delete the monitor “${monitor.name}” and its history? This cannot be undone.`)
+  )
+    return;
+  const answer =
+    action === 'delete'
+      ? await send('DELETE', `${API}/${encodeURIComponent(monitor.id)}`)
+      : await send('PATCH', `${API}/${encodeURIComponent(monitor.id)}`, { paused: action === 'pause' });
+  if (!answer.ok && !(action === 'delete' && answer.status === 404)) {
+    announce(failureText(answer));
+    return;
+  }
+  const done = { delete: 'deleted', pause: 'paused', resume: 'resumed' }[action];
+  announce(`Monitor “${monitor.name}” ${done}.`);
+  if (action === 'delete' && detail.dataset.id === monitor.id) detail.hidden = true;
+  await refresh();
+  el('monitors-title').focus();
+}
+
+list.addEventListener('click', (event) => {
+  const button = event.target.closest('button[data-action]');
+  const monitor = button && monitors.get(button.dataset.id);
+  if (monitor) act(button.dataset.action, monitor);
+});
+
+detail.addEventListener('click', (event) => {
+  if (event.target.closest('#monitor-detail-close')) {
+    detail.hidden = true;
+    el('monitors-title').focus();
+  }
+});
+
+form.addEventListener('change', applyType);
+el('new-monitor').addEventListener('click', () => openEditor(null, { type: el('monitor-type').value }));
+el('monitor-cancel').addEventListener('click', closeEditor);
+el('monitor-secret-done').addEventListener('click', closeEditor);
+
+form.addEventListener('submit', async (event) => {
+  event.preventDefault();
+  formError.textContent = '';
+  if (!form.reportValidity()) return;
+  const body = readForm();
+  const submit = el('monitor-submit');
+  submit.disabled = true;
+  const answer = editing
+    ? await send('PATCH', `${API}/${encodeURIComponent(editing)}`, body)
+    : await send('POST', API, body);
+  submit.disabled = false;
+  if (!answer.ok) {
+    formError.textContent = failureText(answer);
+    return;
+  }
+  announce(`Monitor “${answer.body.name}” ${editing ? 'saved' : 'created'}.`);
+  await refresh();
+  if (answer.body.webhook_secret) {
+    // Shown this once: the form makes way for the secret until the editor is closed.
+    form.hidden = true;
+    const panel = el('monitor-secret');
+    el('monitor-secret-value').textContent = answer.body.webhook_secret;
+    panel.querySelector('button[data-copy]').dataset.copy = answer.body.webhook_secret;
+    panel.hidden = false;
+    panel.focus();
+    return;
+  }
+  closeEditor();
+});
+
+/** "Monitor this" from a tool page: `monitor` is the check's API path; `from` and `probes` its places. */
+function prefillFromUrl() {
+  const query = new URLSearchParams(location.search);
+  const path = query.get('monitor');
+  if (!path?.startsWith('/api/v1/')) return;
+  const [route, search = ''] = path.split('?');
+  const type = route.slice('/api/v1/'.length);
+  if (!typeFieldset(type)) return;
+  const parameters = new URLSearchParams(search);
+  const fieldset = typeFieldset(type);
+  const targetName = fieldset.querySelector('[data-target] [data-api-name]').dataset.apiName;
+  const target = parameters.get(targetName) ?? '';
+  parameters.delete(targetName);
+  const options = Object.fromEntries(parameters);
+  const name = `${TYPE_NAMES[type]} ${target}`.slice(0, 100);
+  openEditor(null, {
+    name,
+    type,
+    target,
+    options,
+    from: query.getAll('from'),
+    probes: Number(query.get('probes')) || 1,
+  });
+}
+
+wireFromChoice();
+applyType();
+refresh();
+prefillFromUrl();
