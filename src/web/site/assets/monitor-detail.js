@@ -42,7 +42,6 @@ export const uptime = (monitor) =>
     percent(monitor.uptime[span]),
     ` (${span.replace(/\D+/, (unit) => ` ${unit}`)})`,
   ]);
-['24h', '7d', '30d'].flatMap((span, index) => [index ? ' / ' : '', percent(monitor.uptime[span])]);
 
 export const TYPE_NAMES = {
   http: 'HTTP',
@@ -81,7 +80,8 @@ function drawRuns(chart, runs) {
   moments.forEach((moment, index) => {
     const anchor = moments.length === 1 ? 'middle' : ['start', 'middle', 'end'][index];
     const at = left + (last === first ? plotWidth / 2 : ((moment - first) / (last - first)) * plotWidth);
-    const label = new Date(moment).toISOString().slice(11, 16);
+    // Seconds while the runs span less than ten minutes, so the three times differ.
+    const label = new Date(moment).toISOString().slice(11, last - first < 600_000 ? 19 : 16);
     parts.push(svg('text', { class: 'axis-label', x: at, y: bottom + 16, 'text-anchor': anchor }, label));
   });
   parts.push(
@@ -226,7 +226,7 @@ function factsCard(monitor) {
         'Current incident',
         monitor.incident ? [time(monitor.incident.started_at), `: ${monitor.incident.cause}`] : 'none',
       ],
-      ['Check', `${TYPE_NAMES[monitor.type] ?? monitor.type} of ${monitor.target}`],
+      ['Check', `${TYPE_NAMES[monitor.type] ?? monitor.type} check of ${monitor.target}`],
       ['Every', plural(monitor.interval_seconds, 'second')],
       ['From', from],
       ['Tells', notify.length ? notify.join(', ') : 'nobody'],

@@ -153,7 +153,13 @@ function openEditor(monitor, prefill) {
   el('monitor-form-title').focus();
 }
 
+/** The check a tool page sent is used (or dropped): a reload no longer opens the form with it. */
+function forgetPrefill() {
+  if (new URLSearchParams(location.search).has('monitor')) history.replaceState(null, '', '/dashboard#monitors');
+}
+
 function closeEditor() {
+  forgetPrefill();
   editor.hidden = true;
   editing = null;
   el('monitors-title').focus();
@@ -293,6 +299,7 @@ form.addEventListener('submit', async (event) => {
     formError.textContent = failureText(answer);
     return;
   }
+  forgetPrefill();
   announce(`Monitor “${answer.body.name}” ${editing ? 'saved' : 'created'}.`);
   await refresh();
   if (answer.body.webhook_secret) {
