@@ -93,6 +93,7 @@ export function createAssetStore(): AssetStore {
     'mtr.js',
     'monitors.css',
     'monitor-detail.js',
+    'monitor-form.js',
     'monitors.js',
     'docs.js',
     'icon.svg',
