@@ -96,6 +96,7 @@ test('monitors in Chromium: "Monitor this", the form, the list, the detail, paus
     await page.goto(`${base}/tools/http?url=${encodeURIComponent(url)}`);
     const offer = page.locator('#monitor-this');
     await offer.waitFor({ state: 'visible' });
+    await checkBoth(watched, 'monitors-this-http-1280');
     await Promise.all([page.waitForURL(/\/dashboard\?monitor=/), offer.getByRole('link').click()]);
     assert.equal(
       new URL(page.url()).searchParams.get('monitor'),
@@ -204,9 +205,18 @@ test('monitors in Chromium: "Monitor this", the form, the list, the detail, paus
     failing = false;
     const phone = await watchedPage(browser, base, { width: 375 });
     await signUp(phone.page, base, 'phone@example.com');
-    await phone.page.goto(
-      `${base}/dashboard?monitor=${encodeURIComponent(`/api/v1/http?url=${encodeURIComponent(url)}&method=GET`)}#monitors`,
+    // A check run from chosen places keeps them: the form's "from" has them chosen.
+    const check = encodeURIComponent(`/api/v1/http?url=${encodeURIComponent(url)}&method=GET`);
+    await phone.page.goto(`${base}/dashboard?monitor=${check}&from=country:ZZ&from=tag:edge&probes=2#monitors`);
+    await phone.page.locator('#monitor-editor').waitFor({ state: 'visible' });
+    assert.deepEqual(
+      await phone.page
+        .locator('#tool-from option:checked')
+        .evaluateAll((options) => options.map((o) => o.getAttribute('value'))),
+      ['country:ZZ', 'tag:edge'],
     );
+    assert.equal(await phone.page.locator('#tool-probes').inputValue(), '2');
+    await phone.page.goto(`${base}/dashboard?monitor=${check}#monitors`);
     await phone.page.locator('#monitor-editor').waitFor({ state: 'visible' });
     await phone.page.getByLabel('Every (seconds)').fill('1');
     await checkBoth(phone, 'monitors-form-375');
