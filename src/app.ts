@@ -18,7 +18,6 @@ import { COMPRESSION_THRESHOLD_BYTES, registerCompression } from './http/compres
 import { registerPlainTextEscaping } from './http/control-characters.ts';
 import { registerCors } from './http/cors.ts';
 import { answerConnect, refuseOverlongUrls, registerErrorHandling } from './http/error-handler.ts';
-import { createInternalRequests } from './http/internal-request.ts';
 import { createServiceLogger, registerAccessLog } from './http/logging.ts';
 import { openApiDocumentPlugin, registerOpenApi } from './http/openapi.ts';
 import { closeQueryStrings } from './http/query-params.ts';
@@ -33,6 +32,7 @@ import type { IpDataStore } from './ipinfo/data/ip-data-store.ts';
 import { ipInfoPlugin } from './ipinfo/plugin.ts';
 import { createIpInfoServices } from './ipinfo/services.ts';
 import type { CallerResolver } from './limits/caller.ts';
+import { createInternalRequests } from './limits/internal-request.ts';
 import { createRateLimiter } from './limits/limiter.ts';
 import { registerRateLimiting } from './limits/rate-limit-hook.ts';
 import type { RateLimitStore } from './limits/store.ts';
@@ -51,6 +51,9 @@ import {
   timedTlsChecker,
 } from './metrics/instrument.ts';
 import { startMetrics } from './metrics/setup.ts';
+import { buildMonitors } from './monitors/build.ts';
+import { monitorsPlugin } from './monitors/plugin.ts';
+import type { MonitorRepository } from './monitors/repository.ts';
 import { createPortChecker } from './port/checker.ts';
 import { portPlugin } from './port/plugin.ts';
 import { PORT_CHECK_TIMEOUT_MS, PORT_CHECK_TOOL } from './port/tool.ts';
@@ -100,6 +103,8 @@ export interface AppDeps {
   whoisReferralPort?: number;
   /** Ports RDAP URLs may name (443 and 80); tests run their fake RDAP servers on another. */
   rdapPorts?: readonly number[];
+  /** Monitors and their history (default: beside the accounts, in DATABASE_URL). */
+  monitorRepository?: MonitorRepository;
   /** The soft open-files limit the in-flight caps are fitted under (default: /proc/self/limits; null: none known). */
   openFilesLimit?: number | null;
 }
@@ -312,6 +317,16 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     now,
   });
   app.register(meshPlugin, { mesh, sweepMs: (config.nodeHeartbeatSeconds * 1000) / 2 });
+  // Monitors: checks on a schedule, run as measurements, with history and notifications.
+  const monitors = await buildMonitors(app, config, {
+    accounts,
+    mesh,
+    resolver,
+    trustedCertificates: deps.trustedCertificates,
+    repository: deps.monitorRepository,
+    now,
+  });
+  app.register(monitorsPlugin, { service: monitors, accounts });
   app.register(accountPlugin, { accounts });
   const siteAssets = createAssetStore();
   app.register(dashboardPlugin, { accounts, site: siteAssets, routes });

@@ -23,6 +23,26 @@ export function integerIn(min: number, max: number, fallback: number) {
   };
 }
 
+/** `free=10,pro=200`: a number per named group (tiers, plans); groups left out keep their default. */
+export function numbersByName<K extends string>(defaults: Readonly<Record<K, number>>, min: number, max: number) {
+  const names = Object.keys(defaults) as K[];
+  return (raw: string | undefined): Readonly<Record<K, number>> => {
+    const values: Record<K, number> = { ...defaults };
+    for (const part of (raw ?? '').split(',')) {
+      const entry = part.trim();
+      if (entry === '') continue;
+      const match = /^([a-z]+)\s*=\s*(\d{1,9})$/i.exec(entry);
+      const name = (match?.[1]?.toLowerCase() ?? '') as K;
+      const value = Number(match?.[2]);
+      if (!match || !names.includes(name) || value < min || value > max) {
+        throw new Error(`"${entry}" is not of the form name=number (names: ${names.join(', ')}; ${min} to ${max})`);
+      }
+      values[name] = value;
+    }
+    return Object.freeze(values);
+  };
+}
+
 export function text(fallback: string) {
   return (raw: string | undefined): string => (raw === undefined || raw.trim() === '' ? fallback : raw.trim());
 }

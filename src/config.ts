@@ -14,6 +14,7 @@ import { parseRateLimits, type TierLimits } from './limits/tiers.ts';
 import { mailConfigVariables } from './mail/config.ts';
 import { meshConfigVariables } from './mesh/config.ts';
 import { metricsConfigVariables } from './metrics/config.ts';
+import { monitorConfigVariables } from './monitors/config.ts';
 import { portConfigVariables } from './port/config.ts';
 import { streamConfigVariables } from './probes/stream/config.ts';
 import { tracerouteConfigVariables } from './probes/traceroute/config.ts';
@@ -125,6 +126,7 @@ export const configVariables = {
   ...portConfigVariables,
   ...resolverConfigVariables,
   ...meshConfigVariables,
+  ...monitorConfigVariables,
 } satisfies Record<string, ConfigVariable<unknown>>;
 
 type Variables = typeof configVariables;

@@ -10,7 +10,7 @@ import { createKeyCache, type KeyCache } from './key-cache.ts';
 import { createApiKeyCallerResolver } from './key-callers.ts';
 import { createKeyService, type KeyService } from './key-service.ts';
 import { createKeyUsageRecorder } from './key-usage.ts';
-import { buildKeyring } from './keyring.ts';
+import { buildKeyring, type Keyring } from './keyring.ts';
 import { loadMasterKey, type VersionedMasterKey } from './master-key.ts';
 import { watchMasterKey } from './master-key-check.ts';
 import { announcingOwnerChanges, type OwnerChanges } from './owner-changes.ts';
@@ -23,6 +23,8 @@ export interface Accounts {
   readonly sessions: SessionService;
   readonly keys: KeyService;
   readonly limiter: AccountLimiter;
+  /** The master keys: secrets the service must read back (API keys, webhook secrets) are encrypted under them. */
+  readonly keyring: Keyring;
   readonly trustProxy: TrustProxy;
   readonly now: () => number;
 }
@@ -102,6 +104,7 @@ export async function createAccounts(
     sessions,
     keys,
     limiter: createAccountLimiter(store, now),
+    keyring,
     trustProxy: config.trustProxy,
     now,
   };

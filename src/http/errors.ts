@@ -64,6 +64,22 @@ export const apiErrors = {
   measurementNotFound: () =>
     new ApiError(404, 'measurement_not_found', 'No such measurement: unknown, or expired (MEASUREMENT_TTL_SECONDS).'),
 
+  monitorNotFound: () => new ApiError(404, 'monitor_not_found', 'No monitor of yours has this id.'),
+
+  monitorsNeedAccount: () =>
+    new ApiError(
+      401,
+      'account_required',
+      'Monitors belong to an account: send an API key (Authorization: Bearer) or sign in on /dashboard.',
+    ),
+
+  monitorQuotaReached: (plan: string, quota: number) =>
+    new ApiError(
+      403,
+      'monitor_quota_reached',
+      `A ${plan} account may have ${quota} monitors (MONITOR_LIMITS); delete one first.`,
+    ),
+
   meshUnavailable: () =>
     new ApiError(
       503,

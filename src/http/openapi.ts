@@ -69,6 +69,11 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           description:
             'Probes from many places: the instances that share Redis and MESH_SECRET are nodes, and any of them runs a measurement from all of them',
         },
+        {
+          name: 'monitors',
+          description:
+            'Checks on a schedule, from chosen nodes, with history, uptime, incidents and signed webhooks (an account’s)',
+        },
         { name: 'operations', description: 'Health of the service (outside /api/v1, not rate-limited)' },
         { name: 'account', description: 'Accounts, sessions and API keys, for the dashboard (cookie sessions)' },
       ],

@@ -42,6 +42,7 @@ export interface HttpCheckResult {
   };
   body_bytes: number;
   body_truncated: boolean;
+  body_found?: boolean;
   tls: HttpCheckTls | null;
 }
 
@@ -67,7 +68,8 @@ export interface HttpCheckerOptions {
 
 export interface HttpChecker {
   /** `abandoned`: the caller left; the check stops at once (sockets closed) rather than at its time limit. */
-  check(target: CheckTarget, method: 'GET' | 'HEAD', abandoned?: AbortSignal): Promise<HttpCheckResult>;
+  /** `find`: text to look for in the final body (`body_found`). */
+  check(target: CheckTarget, method: 'GET' | 'HEAD', abandoned?: AbortSignal, find?: string): Promise<HttpCheckResult>;
 }
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
@@ -131,7 +133,7 @@ export function createHttpChecker(options: HttpCheckerOptions): HttpChecker {
   }
 
   return {
-    async check(first, method, abandoned) {
+    async check(first, method, abandoned, find) {
       const timeLimit = AbortSignal.timeout(options.timeoutMs);
       const signal = abandoned === undefined ? timeLimit : AbortSignal.any([timeLimit, abandoned]);
       const started = clock();
@@ -146,6 +148,7 @@ export function createHttpChecker(options: HttpCheckerOptions): HttpChecker {
         const answer: ExchangeResult = await exchange(target, address, {
           method,
           maxBodyBytes: options.maxBodyBytes,
+          ...(find === undefined ? {} : { find: Buffer.from(find) }),
           headersOnly: (status, headers) => REDIRECT_STATUSES.has(status) && firstHeader(headers, 'location') !== null,
           signal,
           timeoutMs: options.timeoutMs,
@@ -183,6 +186,7 @@ export function createHttpChecker(options: HttpCheckerOptions): HttpChecker {
           },
           body_bytes: answer.bodyBytes,
           body_truncated: answer.bodyTruncated,
+          ...(answer.bodyFound === null ? {} : { body_found: answer.bodyFound }),
           tls: answer.peer ? describePeer(answer.peer, target.host, now(), trustStore()) : null,
         };
       }

@@ -45,6 +45,8 @@ export interface ExchangeResult {
   headers: ReceivedHeaders;
   bodyBytes: number;
   bodyTruncated: boolean;
+  /** Whether the body read (up to the cap) holds `find`; null when nothing was sought. */
+  bodyFound: boolean | null;
   peer: PeerFacts | null;
   /** Milliseconds: connect, handshake (null without TLS), request to response headers, body. */
   tcp: number;
@@ -56,6 +58,8 @@ export interface ExchangeResult {
 export interface ExchangeOptions {
   method: 'GET' | 'HEAD';
   maxBodyBytes: number;
+  /** Bytes to look for in the body as it streams past (never kept whole). */
+  find?: Buffer;
   /** True when the response is answered from its headers alone (a redirect to follow): no body is read. */
   headersOnly: (status: number, headers: ReceivedHeaders) => boolean;
   signal: AbortSignal;
@@ -117,6 +121,7 @@ export function exchange(target: CheckTarget, address: string, options: Exchange
         ...response,
         bodyBytes,
         bodyTruncated,
+        bodyFound: options.find === undefined ? null : found,
         peer,
         tcp: marks.connected - marks.start,
         tls: secure ? marks.secured - marks.connected : null,
@@ -134,12 +139,23 @@ export function exchange(target: CheckTarget, address: string, options: Exchange
       );
     signal.addEventListener('abort', onAbort, { once: true });
 
+    let found = false;
+    // The last bytes of the previous chunk: the text sought may straddle two chunks.
+    let tail: Buffer = Buffer.alloc(0);
+    const seek = (chunk: Buffer) => {
+      const find = options.find;
+      if (find === undefined || found) return;
+      const window = tail.length === 0 ? chunk : Buffer.concat([tail, chunk]);
+      found = window.includes(find);
+      tail = window.subarray(Math.max(0, window.length - find.length + 1));
+    };
     /** Counts body bytes up to the cap; the caller calls `end` when the body is complete. */
     const body = () => {
       let bytes = 0;
       return {
-        add: (length: number) => {
-          bytes += length;
+        add: (chunk: Buffer) => {
+          seek(chunk.subarray(0, Math.max(0, options.maxBodyBytes - bytes)));
+          bytes += chunk.length;
           if (bytes > options.maxBodyBytes) finish(options.maxBodyBytes, true);
         },
         end: () => finish(bytes, false),
@@ -165,7 +181,7 @@ export function exchange(target: CheckTarget, address: string, options: Exchange
           onHeaders(incoming.statusCode ?? 0, incoming.httpVersion, headersFromRaw(incoming.rawHeaders));
           if (settled) return;
           const counter = body();
-          incoming.on('data', (chunk: Buffer) => counter.add(chunk.length));
+          incoming.on('data', (chunk: Buffer) => counter.add(chunk));
           incoming.on('end', counter.end);
           incoming.on('error', (error: NodeJS.ErrnoException) => fail('download', socketFailure(error)));
           incoming.on('close', () => {
@@ -205,7 +221,7 @@ export function exchange(target: CheckTarget, address: string, options: Exchange
         onHeaders(Number(headers[':status']), '2', headersFromHttp2(headers));
       });
       const counter = body();
-      stream.on('data', (chunk: Buffer) => counter.add(chunk.length));
+      stream.on('data', (chunk: Buffer) => counter.add(chunk));
       stream.on('end', counter.end);
       stream.on('error', (error: NodeJS.ErrnoException) => fail(phase, socketFailure(error)));
       stream.on('close', () => {

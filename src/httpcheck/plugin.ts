@@ -20,15 +20,17 @@ export const httpCheckPlugin: FastifyPluginAsyncTypebox<HttpCheckPluginOptions> 
   app.get('/api/v1/http', { schema: httpCheckRouteSchema }, async (request, reply) => {
     const parsed = parseCheckUrl(request.query.url, ports);
     if (!parsed.ok) throw apiErrors.invalidParameter('url', parsed.reason);
+    const { method = 'GET', body_contains: find } = request.query;
+    if (find !== undefined && method === 'HEAD') {
+      throw apiErrors.invalidParameter('body_contains', 'needs GET: a HEAD answer has no body');
+    }
     const left = new AbortController();
     const onClose = () => {
       if (!reply.raw.writableFinished) left.abort();
     };
     reply.raw.once('close', onClose);
     try {
-      return await withinInFlightCap(cap, request, () =>
-        checker.check(parsed.target, request.query.method ?? 'GET', left.signal),
-      );
+      return await withinInFlightCap(cap, request, () => checker.check(parsed.target, method, left.signal, find));
     } catch (error) {
       if (error instanceof HttpCheckRefusal) throw apiErrors.invalidParameter('url', error.message);
       if (error instanceof HttpCheckError) {

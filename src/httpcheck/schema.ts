@@ -74,6 +74,12 @@ export const HttpCheckAnswer = Type.Object(
     body_truncated: Type.Boolean({
       description: 'true when the body was longer than HTTP_CHECK_MAX_BODY_BYTES and reading stopped there.',
     }),
+    body_found: Type.Optional(
+      Type.Boolean({
+        description:
+          'Only with `body_contains`: true when the body read (up to HTTP_CHECK_MAX_BODY_BYTES, as sent) holds that text.',
+      }),
+    ),
     tls: Type.Union(
       [
         Type.Object(
@@ -153,6 +159,14 @@ export const httpCheckRouteSchema = {
     }),
     method: Type.Optional(
       Type.Enum(['GET', 'HEAD'], { type: 'string', default: 'GET', description: 'GET (default) or HEAD.' }),
+    ),
+    body_contains: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description:
+          'Text the body should hold; the answer says in `body_found`. Matched byte for byte (UTF-8, case-sensitive) in the body as sent, up to HTTP_CHECK_MAX_BODY_BYTES; GET only.',
+      }),
     ),
   }),
   response: {

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import type { InternalRequests } from '../http/internal-request.ts';
 import type { IpDataStore } from '../ipinfo/data/ip-data-store.ts';
+import type { InternalRequests } from '../limits/internal-request.ts';
 import type { MeshConfig } from './config.ts';
 import { describeNode, type NodeFacts } from './describe-node.ts';
 import { hasRawSockets, installedTools, publicInterfaceAddresses } from './node-info.ts';

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
-import { type ConfigVariable, integerIn, text } from '../config-values.ts';
-import { TIERS, type Tier } from '../limits/tiers.ts';
+import { type ConfigVariable, integerIn, numbersByName, text } from '../config-values.ts';
+import type { Tier } from '../limits/tiers.ts';
 import { type NodeLocation, parseNodeLocation } from './location.ts';
 
 export const DEFAULT_MEASUREMENT_LIMITS: Readonly<Record<Tier, number>> = Object.freeze({
@@ -71,20 +71,7 @@ export const meshConfigVariables = {
     defaultText: 'public=5,free=20,pro=100',
     description:
       "Probes one measurement may have, per tier (a measurement's `limit` above the caller's is a 400). Tiers left out keep their default.",
-    parse: (raw: string | undefined): Readonly<Record<Tier, number>> => {
-      const limits: Record<Tier, number> = { ...DEFAULT_MEASUREMENT_LIMITS };
-      for (const part of text('')(raw).split(',')) {
-        const entry = part.trim();
-        if (entry === '') continue;
-        const match = /^([a-z]+)\s*=\s*(\d{1,4})$/i.exec(entry);
-        const tier = match?.[1]?.toLowerCase() ?? '';
-        if (!match || !(TIERS as readonly string[]).includes(tier) || Number(match[2]) < 1) {
-          throw new Error(`"${entry}" is not of the form tier=probes (tiers: ${TIERS.join(', ')}; 1 to 9999)`);
-        }
-        limits[tier as Tier] = Number(match[2]);
-      }
-      return Object.freeze(limits);
-    },
+    parse: numbersByName(DEFAULT_MEASUREMENT_LIMITS, 1, 9999),
   },
   measurementTtlSeconds: {
     name: 'MEASUREMENT_TTL_SECONDS',

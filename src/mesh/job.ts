@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Tier } from '../limits/tiers.ts';
 import type { MeasurementType } from './measurement-types.ts';
 
 /** What one node is asked to run: one probe of one measurement. */
@@ -11,6 +12,8 @@ export interface Job {
   options: Record<string, string>;
   /** The caller, as the node that took the request saw it: the running node's per-caller caps count it. */
   client_ip: string;
+  /** Who the probe is for: its node's per-caller caps count this caller rather than the address. */
+  caller?: { tier: Tier; subject: string };
   /** The node that accepted the request. */
   origin: string;
 }

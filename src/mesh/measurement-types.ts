@@ -1,5 +1,7 @@
+import { blacklistRouteSchema } from '../blacklist/schema.ts';
 import { dnsRouteSchema } from '../dns/schema.ts';
 import { httpCheckRouteSchema } from '../httpcheck/schema.ts';
+import { mailRouteSchema } from '../mail/schema.ts';
 import { mtrRouteSchema } from '../probes/mtr/schema.ts';
 import { pingRouteSchema } from '../probes/ping/schema.ts';
 import { parseProbeHost } from '../probes/stream/host-param.ts';
@@ -18,6 +20,8 @@ export const MEASUREMENT_TYPES = {
   dns: { route: '/api/v1/dns', target: 'host', stream: false, query: dnsRouteSchema.querystring },
   http: { route: '/api/v1/http', target: 'url', stream: false, query: httpCheckRouteSchema.querystring },
   ssl: { route: '/api/v1/ssl', target: 'host', stream: false, query: sslRouteSchema.querystring },
+  blacklist: { route: '/api/v1/blacklist', target: 'ip', stream: false, query: blacklistRouteSchema.querystring },
+  mail: { route: '/api/v1/mail', target: 'domain', stream: false, query: mailRouteSchema.querystring },
 } as const satisfies Record<
   string,
   {

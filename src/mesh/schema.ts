@@ -83,7 +83,7 @@ export const Selector = Type.Object(
   },
 );
 
-const OptionValue = Type.Union([Type.String({ maxLength: 2048 }), Type.Number(), Type.Boolean()]);
+export const OptionValue = Type.Union([Type.String({ maxLength: 2048 }), Type.Number(), Type.Boolean()]);
 
 const typeList = MEASUREMENT_TYPE_NAMES.map(
   (name) => `\`${name}\`: ${MEASUREMENT_TYPES[name].route} (target: \`${MEASUREMENT_TYPES[name].target}\`)`,
@@ -103,7 +103,8 @@ export const MeasurementRequest = Type.Object(
     target: Type.String({
       minLength: 1,
       maxLength: 2048,
-      description: "The route's main parameter: the host for ping, traceroute, MTR, DNS and TLS; the URL for HTTP.",
+      description:
+        "The route's main parameter: the host for ping, traceroute, MTR, DNS and TLS; the URL for HTTP; the IPv4 address for blacklist; the domain for mail.",
       examples: ['example.com'],
     }),
     options: Type.Optional(
@@ -141,7 +142,7 @@ const Probe = Type.Object(
 const MEASUREMENT_ID = { pattern: '^[0-9a-f]{32}$', description: 'The measurement id (32 hex digits).' };
 
 export const createMeasurementRouteSchema = {
-  summary: 'Run a ping, traceroute, MTR, DNS query, HTTP or TLS check from several nodes at once',
+  summary: 'Run a ping, traceroute, MTR, DNS, HTTP, TLS, blacklist or mail check from several nodes at once',
   description: `Chooses the probes (see \`locations\`), queues one job per probe and answers at once; the probes
 start on their nodes within milliseconds. Watch them live at \`/api/v1/measurements/{id}/events\`, or read the state at
 \`/api/v1/measurements/{id}\`.
@@ -151,7 +152,7 @@ nothing: a 429 when fewer remain, and then nothing runs. Reading its events or s
 request.
 
 **Each node applies its own rules**: its target policy (ALLOW_PRIVATE_TARGETS), its stream caps (counted against the
-caller's address), its time limits. A node that refuses fails that probe with the route's own message and status, in the
+caller: the account of an API key, else the address), its time limits. A node that refuses fails that probe with the route's own message and status, in the
 probe's \`error\` event and result.
 
 **Every measurement ends.** Each probe runs at most once. A node that dies mid-probe is noticed within two heartbeats

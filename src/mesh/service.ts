@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { apiErrors } from '../http/errors.ts';
-import type { InternalRequests } from '../http/internal-request.ts';
 import type { Caller } from '../limits/caller.ts';
+import type { InternalRequests } from '../limits/internal-request.ts';
 import type { Tier } from '../limits/tiers.ts';
 import { type Job, type SignedJob, signJob, verifyJob } from './job.ts';
 import { type MeasurementType, requiredTool } from './measurement-types.ts';
@@ -121,7 +121,7 @@ export function createMesh(
       if (outcome !== 'appended') open = false;
     };
     try {
-      await runJob(app, job, internal.headers, sink);
+      await runJob(app, job, internal.headers(job.caller), sink);
     } catch (error) {
       log.error({ err: error, measurement: job.measurement }, 'mesh: probe failed');
       const message = 'The probe failed on its node (an internal error; see its log).';
@@ -204,6 +204,7 @@ export function createMesh(
             target: request.target,
             options,
             client_ip: clientIp,
+            caller: { tier: caller.tier, subject: caller.subject },
             origin: self.name,
           },
           secret,

@@ -14,16 +14,24 @@ async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => 
   const client = await pool.connect().catch((error: unknown) => {
     throw new StorageUnavailableError(error);
   });
+  // A connection that breaks while checked out reports it as an 'error' event too, which nobody
+  // would hear (a crash): the failing query already says it, and the client is then discarded.
+  const ignore = () => {};
+  client.on('error', ignore);
+  let broken: Error | undefined;
   try {
     await client.query('BEGIN');
     const result = await work(client);
     await client.query('COMMIT');
     return result;
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
+    await client.query('ROLLBACK').catch((failure: Error) => {
+      broken = failure;
+    });
     throw error instanceof StorageUnavailableError ? error : new StorageUnavailableError(error);
   } finally {
-    client.release();
+    client.off('error', ignore);
+    client.release(broken);
   }
 }
 
@@ -97,6 +105,8 @@ export interface PostgresConnectionOptions {
   waitForServer?: boolean;
   /** Doubling up to 30 s (tests shorten it). */
   retryFirstMs?: number;
+  /** LISTEN for the accounts' change notices (false: a second connection that needs none). */
+  notifications?: boolean;
 }
 
 export async function openPostgresConnection(
@@ -148,6 +158,7 @@ export async function openPostgresConnection(
     retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
   };
   const listen = async () => {
+    if (options.notifications === false) return;
     const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
     client.on('notification', () => {
       changed = true;

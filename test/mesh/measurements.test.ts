@@ -235,7 +235,10 @@ describe('measurements from three nodes sharing Redis', { skip: redisSkipReason 
         { type: 'dns', target: 'example.test', options: { record_type: 'AAA' } },
         /'options.record_type' in the body: must be one of A, AAAA/,
       ],
-      [{ type: 'whois', target: 'x' }, /'type' in the body: must be one of ping, traceroute, mtr, dns, http, ssl/],
+      [
+        { type: 'whois', target: 'x' },
+        /'type' in the body: must be one of ping, traceroute, mtr, dns, http, ssl, blacklist, mail/,
+      ],
       [{ type: 'ping', target: 'x', limit: 6 }, /'limit' 6 is above the 5 probes a public caller may have/],
       [{ type: 'ping', target: 'x', locations: [{ country: 'FR' }] }, /locations\[0\] \(country=FR\) matches no node/],
       [
