@@ -1,4 +1,5 @@
 import type { RouteCatalogue } from '../http/route-catalogue.ts';
+import { MONITOR_TYPE_NAMES, type MonitorType } from '../monitors/monitor-types.ts';
 import { escapeHtml as e } from './site/html.ts';
 import { renderFromChoice } from './site/mesh-pages.ts';
 import { type ConditionField, monitorConditions, monitorTypes, type TypeConditions } from './site/monitor-types.ts';
@@ -11,15 +12,18 @@ export interface MonitorFormView {
   readonly types: readonly { readonly tool: ToolPage; readonly conditions: TypeConditions }[];
 }
 
+const isMonitorType = (key: string): key is MonitorType => MONITOR_TYPE_NAMES.some((name) => name === key);
+
 /** Null while the API has no monitors (the section is then left out). */
 export function monitorFormView(routes: RouteCatalogue): MonitorFormView | null {
   const types = monitorTypes(routes);
   if (types.length === 0) return null;
   return {
-    types: TOOLS.filter((tool) => types.includes(tool.key)).map((tool) => ({
-      tool: toolPage(tool, routes),
-      conditions: monitorConditions(routes, tool.key),
-    })),
+    types: TOOLS.flatMap((tool) =>
+      isMonitorType(tool.key) && types.includes(tool.key)
+        ? [{ tool: toolPage(tool, routes), conditions: monitorConditions(tool.key) }]
+        : [],
+    ),
   };
 }
 
@@ -58,7 +62,7 @@ function typeFieldset({ tool, conditions }: MonitorFormView['types'][number]): s
 <legend class="visually-hidden">${e(tool.heading)}</legend>
 <div class="fields">${fields}</div>
 <fieldset class="conditions"><legend>Down when</legend>
-${conditions.always ? `<p class="hint always">${e(conditions.always)} It is also down when any of these is true:</p>` : ''}
+<p class="hint always">Any one of these makes it down, as does a check that fails at its target (no connection, no answer).${conditions.always ? ` ${e(conditions.always)}` : ''}</p>
 ${conditions.fields.map((condition) => conditionControl(tool.key, condition)).join('\n')}
 </fieldset>
 </fieldset>`;

@@ -1,4 +1,5 @@
 import type { RouteCatalogue } from '../../http/route-catalogue.ts';
+import { MONITOR_CONDITIONS, type MonitorType } from '../../monitors/monitor-types.ts';
 import { allowedValues, firstSentence, keyword } from './tool-fields.ts';
 
 export const MONITORS_API = '/api/v1/monitors';
@@ -19,7 +20,7 @@ export interface ConditionField {
  * What the monitor form adds to the API's conditions: their words under the legend "Down when", by
  * type. The schema gives each one's kind and hint.
  */
-const CONDITION_LABELS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+const CONDITION_LABELS: Readonly<Record<MonitorType, Readonly<Record<string, string>>>> = {
   http: { status_not: 'the status is not one of', total_ms_over: 'it takes over (ms)', body_missing: 'the body lacks' },
   ssl: {
     expires_within_days: 'it expires within (days)',
@@ -41,26 +42,9 @@ function createMonitorBody(routes: RouteCatalogue): unknown {
   return keyword(routes.find('POST', MONITORS_API)?.schema, 'body');
 }
 
-/** Every object schema within `schema` (itself, its properties and items, the members of its unions), depth first. */
-function* objectSchemas(schema: unknown): Generator<unknown> {
-  if (typeof schema !== 'object' || schema === null) return;
-  if (keyword(schema, 'properties') !== undefined) yield schema;
-  const properties = keyword(schema, 'properties');
-  const nested = [
-    ...Object.values(typeof properties === 'object' && properties !== null ? properties : {}),
-    keyword(schema, 'items'),
-    ...['anyOf', 'oneOf', 'allOf'].flatMap((key) => {
-      const members = keyword(schema, key);
-      return Array.isArray(members) ? members : [];
-    }),
-  ];
-  for (const child of nested) yield* objectSchemas(child);
-}
-
 /** The types a monitor can have, from the create route's schema (none while there is no such route). */
 export function monitorTypes(routes: RouteCatalogue): string[] {
-  const body = createMonitorBody(routes);
-  return allowedValues(keyword(keyword(body, 'properties'), 'type')) ?? [];
+  return allowedValues(keyword(keyword(createMonitorBody(routes), 'properties'), 'type')) ?? [];
 }
 
 function conditionField(name: string, label: string, schema: unknown, defaultValue: unknown): ConditionField {
@@ -86,29 +70,24 @@ function conditionField(name: string, label: string, schema: unknown, defaultVal
 
 export interface TypeConditions {
   readonly fields: readonly ConditionField[];
-  /** What is down whatever the conditions: the first sentence of the conditions' description, when it says so. */
+  /** What is down whatever the conditions say (the type's description, without its defaults). */
   readonly always?: string;
 }
 
 /**
- * A type's conditions as the form shows them, from the object schema in the create route's body
- * that holds them, and the values it has when none is given. A condition the API does not take is a
- * bug, said at once.
+ * A type's conditions as the form shows them: each one's schema (its kind, hint and limits) and the
+ * value it has when a monitor is given none. A condition without words here is a bug, said at once.
  */
-export function monitorConditions(routes: RouteCatalogue, type: string): TypeConditions {
-  const labels = Object.entries(CONDITION_LABELS[type] ?? {});
-  const names = labels.map(([name]) => name);
-  const holder = [...objectSchemas(createMonitorBody(routes))].find((schema) =>
-    names.every((name) => keyword(keyword(schema, 'properties'), name) !== undefined),
-  );
-  if (holder === undefined) throw new Error(`${MONITORS_API} takes no conditions ${names.join(', ')}`);
-  const defaults = keyword(holder, 'default');
-  const description = keyword(holder, 'description');
-  const always = typeof description === 'string' ? firstSentence(description).trim() : '';
-  return {
-    fields: labels.map(([name, label]) =>
-      conditionField(name, label, keyword(keyword(holder, 'properties'), name), keyword(defaults, name)),
-    ),
-    ...(always && !always.startsWith('Without') ? { always: always.replace(/`([^`]*)`/g, '$1') } : {}),
-  };
+export function monitorConditions(type: MonitorType): TypeConditions {
+  const { properties, defaults, description } = MONITOR_CONDITIONS[type];
+  const fields = Object.entries(properties).map(([name, schema]) => {
+    const label = CONDITION_LABELS[type][name];
+    if (label === undefined) throw new Error(`the monitor form has no words for the ${type} condition ${name}`);
+    return conditionField(name, label, schema, defaults[name]);
+  });
+  const always = description
+    .replace(/\s*Without `conditions`:.*$/s, '')
+    .replace(/`([^`]*)`/g, '$1')
+    .trim();
+  return { fields, ...(always ? { always } : {}) };
 }
