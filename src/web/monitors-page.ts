@@ -30,7 +30,8 @@ export function monitorFormView(routes: RouteCatalogue): MonitorFormView | null 
 function conditionControl(type: string, condition: ConditionField): string {
   const id = `monitor-${type}-if-${condition.name}`;
   const hint = condition.hint ? ` aria-describedby="${id}-hint"` : '';
-  const common = `id="${id}" data-condition="${e(condition.name)}" data-kind="${condition.kind}"${hint}`;
+  const option = condition.option ? ` data-option="${e(condition.option)}"` : '';
+  const common = `id="${id}" data-condition="${e(condition.name)}" data-kind="${condition.kind}"${option}${hint}`;
   const given = condition.defaultValue ?? '';
   const range = `${condition.min === undefined ? '' : ` min="${condition.min}"`}${condition.max === undefined ? '' : ` max="${condition.max}"`}`;
   const input =
@@ -47,7 +48,9 @@ function conditionControl(type: string, condition: ConditionField): string {
 
 /** One type's fields: the check's own (its target first, as on its tool page) and its conditions. */
 function typeFieldset({ tool, conditions }: MonitorFormView['types'][number]): string {
+  const covered = new Set(conditions.fields.map((condition) => condition.option));
   const fields = tool.fields
+    .filter((field) => !covered.has(field.api))
     .map((field, index) => {
       const id = `monitor-${tool.key}-${field.api}`;
       const only = field.onlyWith

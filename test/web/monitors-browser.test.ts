@@ -93,14 +93,18 @@ test('monitors in Chromium: "Monitor this", the form, the list, the detail, paus
 
     // The check on its tool page; once it has run, "Monitor this" carries it to the dashboard.
     const url = `${target.origin}/health`;
-    await page.goto(`${base}/tools/http?url=${encodeURIComponent(url)}`);
+    await page.goto(`${base}/tools/http?url=${encodeURIComponent(url)}&body_contains=fine`);
     const offer = page.locator('#monitor-this');
     await offer.waitFor({ state: 'visible' });
+    assert.match(
+      (await page.locator('section[aria-labelledby="card-response"]').textContent()) ?? '',
+      /The text asked for\s*found/,
+    );
     await checkBoth(watched, 'monitors-this-http-1280');
     await Promise.all([page.waitForURL(/\/dashboard\?monitor=/), offer.getByRole('link').click()]);
     assert.equal(
       new URL(page.url()).searchParams.get('monitor'),
-      `/api/v1/http?url=${encodeURIComponent(url)}&method=GET`,
+      `/api/v1/http?url=${encodeURIComponent(url)}&method=GET&body_contains=fine`,
     );
     const editor = page.locator('#monitor-editor');
     await editor.waitFor({ state: 'visible' });
@@ -108,6 +112,8 @@ test('monitors in Chromium: "Monitor this", the form, the list, the detail, paus
     assert.equal(await editor.getByLabel('URL', { exact: true }).inputValue(), url);
     assert.equal(await editor.getByLabel('Method').inputValue(), 'GET');
     assert.equal(await editor.getByLabel('Name', { exact: true }).inputValue(), `HTTP ${url}`);
+    // The check's body_contains is the monitor's body_missing condition.
+    assert.equal(await editor.getByLabel('the body lacks').inputValue(), 'fine');
 
     await editor.getByLabel('Name', { exact: true }).fill('Health page');
     await editor.getByLabel('the status is not one of').fill('200');

@@ -1,5 +1,5 @@
 import type { RouteCatalogue } from '../../http/route-catalogue.ts';
-import { MONITOR_CONDITIONS, type MonitorType } from '../../monitors/monitor-types.ts';
+import { conditionOptions, MONITOR_CONDITIONS, type MonitorType } from '../../monitors/monitor-types.ts';
 import { allowedValues, firstSentence, keyword } from './tool-fields.ts';
 
 export const MONITORS_API = '/api/v1/monitors';
@@ -14,6 +14,8 @@ export interface ConditionField {
   readonly max?: number;
   /** What the form starts with: the API's value when a monitor is given no conditions. */
   readonly defaultValue?: string;
+  /** The check's parameter the condition sets (http `body_missing` is `body_contains`): the form has no control of its own for it. */
+  readonly option?: string;
 }
 
 /**
@@ -83,7 +85,8 @@ export function monitorConditions(type: MonitorType): TypeConditions {
   const fields = Object.entries(properties).map(([name, schema]) => {
     const label = CONDITION_LABELS[type][name];
     if (label === undefined) throw new Error(`the monitor form has no words for the ${type} condition ${name}`);
-    return conditionField(name, label, schema, defaults[name]);
+    const [option] = Object.keys(conditionOptions(type, { [name]: 'x' }));
+    return { ...conditionField(name, label, schema, defaults[name]), ...(option ? { option } : {}) };
   });
   const always = description
     .replace(/\s*Without `conditions`:.*$/s, '')

@@ -52,6 +52,10 @@ export function fillForm({
     const value = isTarget ? target : options[control.dataset.apiName];
     if (value !== undefined && value !== '') setControl(control, String(value));
   }
+  // A check's parameter that a condition stands for (body_contains) becomes that condition.
+  for (const control of conditions ? [] : fieldset.querySelectorAll('[data-option]')) {
+    if (options[control.dataset.option]) control.value = options[control.dataset.option];
+  }
   // A monitor's own conditions replace the form's, which are the API's defaults for a new one.
   for (const control of conditions ? fieldset.querySelectorAll('[data-condition]') : []) {
     const value = conditions[control.dataset.condition];
