@@ -330,7 +330,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   app.register(monitorsPlugin, { service: monitors, accounts });
   app.register(accountPlugin, { accounts });
   const siteAssets = createAssetStore();
-  app.register(dashboardPlugin, { accounts, site: siteAssets });
+  app.register(dashboardPlugin, { accounts, site: siteAssets, routes });
   registerSite(app, {
     assets: siteAssets,
     routes,

@@ -15,17 +15,20 @@ export interface SignedInView {
   readonly csrfToken: string;
   /** The service's own address as the browser sees it, for the curl example. */
   readonly origin: string;
+  /** The monitors section (monitors-page.ts), or '' when the API has none. */
+  readonly monitors: string;
 }
 
 const PLAN_NAMES = { free: 'Free', pro: 'Pro' } as const;
 
-function page(site: AssetStore, title: string, assets: AssetUrls, main: string, csrfToken?: string): string {
+function page(site: AssetStore, title: string, assets: AssetUrls, main: string, csrfToken?: string, monitors = false) {
   return renderPage(site, {
     title,
-    description: 'Create and revoke netinfo API keys, and see your plan, limits and usage.',
+    description: 'Create and revoke netinfo API keys, see your plan, limits and usage, and watch checks with monitors.',
     active: 'dashboard',
     attribution: '',
     main,
+    ...(monitors ? { scripts: ['monitors.js'], styles: ['mesh.css', 'monitors.css'] } : {}),
     head: `<link rel="stylesheet" href="${e(assets.css)}">
 ${csrfToken ? `<meta name="csrf-token" content="${e(csrfToken)}">` : ''}
 <script src="${e(assets.js)}" defer></script>`,
@@ -87,9 +90,9 @@ export function renderSignedIn(site: AssetStore, assets: AssetUrls, view: Signed
   const full = overview.keys.active >= overview.keys.quota;
   return page(
     site,
-    'Your API keys · netinfo',
+    `Your API keys${view.monitors ? ' and monitors' : ''} · netinfo`,
     assets,
-    `<div class="session"><h1>Your API keys</h1>
+    `<div class="session"><h1>Your API keys${view.monitors ? ' and monitors' : ''}</h1>
 <p class="who">Signed in as <strong>${e(overview.email)}</strong> <button type="button" id="logout" class="secondary">Log out</button></p></div>
 <p class="status" id="status" role="status" aria-live="polite"></p>
 <section class="card" aria-labelledby="plan-title">
@@ -138,7 +141,9 @@ ${keys.map(keyRow).join('\n')}
 </tbody>
 </table>
 <p class="hint">Last used times are written about once a minute.</p>
-</section>`,
+</section>
+${view.monitors}`,
     view.csrfToken,
+    view.monitors !== '',
   );
 }

@@ -9,7 +9,9 @@ import type { Accounts } from '../accounts/accounts.ts';
 import { requestHost } from '../accounts/session-cookie.ts';
 import { apiErrors } from '../http/errors.ts';
 import { ifNoneMatchHits } from '../http/etag.ts';
+import type { RouteCatalogue } from '../http/route-catalogue.ts';
 import { type AssetUrls, renderSignedIn, renderSignedOut } from './dashboard-page.ts';
+import { monitorFormView, renderMonitorsSection } from './monitors-page.ts';
 import type { AssetStore } from './site/assets.ts';
 
 export const DASHBOARD_PATH = '/dashboard';
@@ -61,6 +63,7 @@ function pageHeaders(reply: FastifyReply): FastifyReply {
 export interface DashboardPluginOptions {
   accounts: Accounts;
   site: AssetStore;
+  routes: RouteCatalogue;
 }
 
 const AssetRequest = {
@@ -71,10 +74,15 @@ const AssetRequest = {
 };
 
 /** `/dashboard`: server-rendered pages over the account services, plus their two static files. */
-export const dashboardPlugin: FastifyPluginAsyncTypebox<DashboardPluginOptions> = async (app, { accounts, site }) => {
+export const dashboardPlugin: FastifyPluginAsyncTypebox<DashboardPluginOptions> = async (
+  app,
+  { accounts, site, routes },
+) => {
   const assets = loadAssets();
   const assetUrl = (name: string) => `${DASHBOARD_PATH}/assets/${name}?v=${assets.get(name)?.version ?? ''}`;
   const urls: AssetUrls = { css: assetUrl('dashboard.css'), js: assetUrl('dashboard.js') };
+  // At the first signed-in view: the API's routes are plugins that register at ready.
+  let monitors: string | undefined;
 
   // Pages a browser opens: a link may add anything to the query (utm_source...), so it is not checked.
   app.get(DASHBOARD_PATH, { schema: { hide: true }, config: { openQueryString: true } }, async (request, reply) => {
@@ -87,7 +95,11 @@ export const dashboardPlugin: FastifyPluginAsyncTypebox<DashboardPluginOptions> 
     ]);
     const scheme = isSecureRequest(accounts, request) ? 'https' : 'http';
     const origin = `${scheme}://${requestHost(requestFacts(request), accounts.trustProxy) ?? 'localhost'}`;
-    return reply.send(renderSignedIn(site, urls, { overview, keys, csrfToken: session.csrfToken, origin }));
+    if (monitors === undefined) {
+      const form = monitorFormView(routes);
+      monitors = form ? renderMonitorsSection(form, site.url('world.svg')) : '';
+    }
+    return reply.send(renderSignedIn(site, urls, { overview, keys, csrfToken: session.csrfToken, origin, monitors }));
   });
 
   app.get(

@@ -53,7 +53,8 @@ test('dashboard in Chromium: sign up, create a key, use it, revoke it, log out',
     ]);
     await page.getByText('Signed in as').waitFor();
 
-    await page.getByLabel('Name').fill('browser test key');
+    // The key's name: the monitor form below has a Name too.
+    await page.locator('#create-key-form').getByLabel('Name').fill('browser test key');
     await page.getByRole('button', { name: 'Create key' }).click();
     const panel = page.locator('#new-key');
     await panel.waitFor({ state: 'visible' });

@@ -58,7 +58,7 @@ test('dashboard at 375 and 390 px: no horizontal overflow with a key shown; the 
     await page.getByText('Signed in as').waitFor();
     assert.equal(await page.locator('#no-keys').textContent(), 'No active keys. Create one above.');
 
-    await page.getByLabel('Name').fill('phone');
+    await page.locator('#create-key-form').getByLabel('Name').fill('phone');
     await page.getByRole('button', { name: 'Create key' }).click();
     await page.locator('#new-key').waitFor({ state: 'visible' });
     const key = (await page.locator('#new-key-value').textContent()) ?? '';

@@ -77,6 +77,7 @@ export function createAssetStore(): AssetStore {
     'home.js',
     'resolver.js',
     'tool.js',
+    'chart.js',
     'stream-tool.js',
     'mesh-views.js',
     'mesh-tool.js',
@@ -90,6 +91,10 @@ export function createAssetStore(): AssetStore {
     'ping.js',
     'traceroute.js',
     'mtr.js',
+    'monitors.css',
+    'monitor-detail.js',
+    'monitor-form.js',
+    'monitors.js',
     'docs.js',
     'icon.svg',
   ]) {

@@ -40,12 +40,16 @@ function nodeLabel(node: MeshNode): string {
  * says why). Its values are page parameters (no data-api-name), never sent to the single-node route;
  * the probe count is in use (shown, sent) only with places chosen.
  */
-export function renderFromChoice(query: Record<string, unknown>, mapUrl: string): string {
+export function renderFromChoice(
+  query: Record<string, unknown>,
+  mapUrl: string,
+  summary = 'Run from other nodes',
+): string {
   const chosen = listValue(query.from);
   const options = chosen.map((value) => `<option value="${e(value)}" selected>${e(value)}</option>`).join('');
   const probes = listValue(query.probes)[0] ?? '1';
   const off = chosen.length > 0 ? '' : ' hidden';
-  return `<details class="from-choice" data-map="${e(mapUrl)}"${chosen.length > 0 ? ' open' : ''}><summary>Run from other nodes</summary>
+  return `<details class="from-choice" data-map="${e(mapUrl)}"${chosen.length > 0 ? ' open' : ''}><summary>${e(summary)}</summary>
 <div class="from-fields"><div class="field from-field"><label for="tool-from">From</label><select id="tool-from" name="from" multiple size="5" aria-describedby="tool-from-hint">${options}</select></div>
 <div class="field narrow"${off}><label for="tool-probes">Probes each</label><input id="tool-probes" name="probes" type="number" inputmode="numeric" min="1" max="100" value="${e(probes)}" data-default="1"${chosen.length > 0 ? '' : ' disabled'}></div></div>
 </details>`;

@@ -19,6 +19,7 @@ import {
   renderFromChoice,
   renderNodesPage,
 } from './mesh-pages.ts';
+import { monitorTypes } from './monitor-types.ts';
 import { renderNotFound, renderRefused } from './not-found-page.ts';
 import { RESOLVER_PAGE_PATH, RESOLVER_TOOL_ENTRY, renderResolverPage } from './resolver-page.ts';
 import { TOOLS } from './tool-definitions.ts';
@@ -240,7 +241,7 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
     // The page holds only the form: its script fetches the API's answer from the browser, as any client.
     const mesh = MESH_TOOL_KEYS.has(tool.key);
     app.get(tool.path, pageRoute(), (request, reply) => {
-      resolved ??= toolPage(tool, options.routes);
+      resolved ??= { ...toolPage(tool, options.routes), monitor: monitorTypes(options.routes).includes(tool.key) };
       const query = requestValues(request.query);
       const from = mesh ? { fields: renderFromChoice(query, assets.url('world.svg')), hint: FROM_HINT } : null;
       return page(reply, {

@@ -148,6 +148,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     fields: [
       { param: 'url', label: 'URL', placeholder: 'https://example.com/', hint: true },
       { param: 'method', label: 'Method', narrow: true },
+      { param: 'body_contains', label: 'Body contains (optional)', placeholder: 'Welcome' },
     ],
   },
   {

@@ -19,10 +19,14 @@ export interface ToolField {
   readonly onlyWith?: { readonly field: string; readonly value: string };
 }
 
-export type ToolPage = Omit<ToolDefinition, 'fields'> & { readonly fields: readonly ToolField[] };
+export type ToolPage = Omit<ToolDefinition, 'fields'> & {
+  readonly fields: readonly ToolField[];
+  /** A monitor can run this check: the page offers "Monitor this" (routes.ts reads it from the monitors API). */
+  readonly monitor?: boolean;
+};
 
 /** A schema keyword, read from TypeBox's plain objects without trusting their static type. */
-function keyword(schema: unknown, key: string): unknown {
+export function keyword(schema: unknown, key: string): unknown {
   return typeof schema === 'object' && schema !== null ? Reflect.get(schema, key) : undefined;
 }
 

@@ -40,8 +40,8 @@ function selectOption(field: ToolField, option: string, value: string): string {
     : `<option value="${e(option)}"${selected}>${e(label)}</option>`;
 }
 
-function control(field: ToolField, value: string, active: boolean): string {
-  const id = `tool-${field.name}`;
+/** A field's control; the monitor form (web/monitors-page.ts) gives its own id. */
+export function control(field: ToolField, value: string, active: boolean, id = `tool-${field.name}`): string {
   const common = `id="${id}" name="${e(field.name)}" data-api-name="${e(field.api)}" data-default="${e(field.defaultValue ?? '')}"${field.required ? ' required' : ''}${active ? '' : ' disabled'}${field.hint ? ` aria-describedby="${id}-hint"` : ''}`;
   if (field.kind === 'select') {
     const options = field.options ?? [];
@@ -54,6 +54,10 @@ function control(field: ToolField, value: string, active: boolean): string {
   }
   return `<input ${common} type="text" value="${e(value)}" placeholder="${e(field.placeholder ?? '')}" autocomplete="off" autocapitalize="off" spellcheck="false" maxlength="300">`;
 }
+
+// tool.js shows it, with the check just run in its link, when the check has run.
+const MONITOR_THIS = `
+<p id="monitor-this" class="monitor-this" hidden><a href="/dashboard#monitors">Monitor this</a>: run this check on a schedule and be told when it fails (in the dashboard, once signed in).</p>`;
 
 /**
  * A tool's page: a GET form whose state is the URL (with JavaScript off, submitting reloads the page
@@ -93,7 +97,7 @@ ${fields}${from ? `\n${from.fields}` : ''}
 </form>
 ${hints}${from?.hint ?? ''}${noScript}
 </section>
-<p id="tool-status" class="status" role="status" aria-live="polite"></p>
+<p id="tool-status" class="status" role="status" aria-live="polite"></p>${tool.monitor ? MONITOR_THIS : ''}
 <div id="tool-result" class="tool-result${complete ? ' reserved' : ''}"></div>`;
 }
 

@@ -19,7 +19,7 @@ import {
 const TARGETS = { ping: 'host', traceroute: 'host', mtr: 'host', dns: 'host', http: 'url', ssl: 'host' };
 
 /** A "from" value (`node:x`, `country:DE`, `asn:3320`...) as a selector; `probes` caps each place (a node is one). */
-function selector(value, probes) {
+export function selector(value, probes) {
   const at = value.indexOf(':');
   const kind = value.slice(0, at);
   const name = value.slice(at + 1);
@@ -94,7 +94,7 @@ function choiceGroups(nodes) {
 }
 
 /** Lists the live nodes in the "from" choice once it is opened (a page view alone asks nothing). */
-function wireFromChoice() {
+export function wireFromChoice() {
   const details = document.querySelector('details.from-choice');
   const select = document.getElementById('tool-from');
   if (!details || !select) return;

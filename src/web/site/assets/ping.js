@@ -3,70 +3,29 @@
 // With protocol=tcp each request is a TCP connect: a reply has no TTL ("—"), and a connect that
 // failed says why (refused, unreachable, timeout).
 
+import { chartFrame, ms, svg } from './chart.js';
 import { meshRunner } from './mesh-tool.js';
 import { followStream } from './stream-tool.js';
 import { apiCallCard, card, h, labelCells, plural, say, startTool, table } from './tool.js';
 
-const SVG = 'http://www.w3.org/2000/svg';
 const HEIGHT = 220;
 const PAD = { right: 14, top: 16, bottom: 30 };
 
-function svg(tag, attributes = {}, text) {
-  const element = document.createElementNS(SVG, tag);
-  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, String(value));
-  if (text !== undefined) element.textContent = text;
-  return element;
-}
-
 /**
- * The y axis's ticks: about four steps of 1, 2 or 5 times a power of ten, from 0 to the first tick at
- * or above the largest value. Whole steps keep the labels short ("0.01 ms", not "0.0125 ms").
- */
-function yTicks(largest) {
-  const bound = largest > 0 ? largest : 1;
-  const rough = bound / 4;
-  const power = 10 ** Math.floor(Math.log10(rough));
-  const step = [1, 2, 5, 10].map((factor) => factor * power).find((candidate) => candidate >= rough) ?? 10 * power;
-  const steps = Math.max(1, Math.ceil(bound / step - 1e-9));
-  return Array.from({ length: steps + 1 }, (_, index) => Number((index * step).toPrecision(12)));
-}
-
-const ms = (value) => `${Number(value.toPrecision(3))} ms`;
-
-/**
- * Draws the chart for the results so far: one point per reply, a mark on the top edge per timeout,
- * grid lines and axis labels. Redrawn whole on every event (at most 10 points) and on resize; its
- * width is the width it is shown at (one unit a pixel), so labels keep their size at any width, and
- * the left margin is the widest y label's measured width, so no label is cut off.
+ * Draws the chart for the results so far: one point per reply, a mark on the top edge per timeout.
+ * Redrawn whole on every event (at most 10 points) and on resize.
  */
 function drawChart(chart, results, count) {
-  const width = Math.max(200, Math.round(chart.getBoundingClientRect().width || 600));
   const replies = results.filter((result) => result.type === 'reply');
   const lost = results.filter((result) => result.type === 'timeout');
-  const ticks = yTicks(Math.max(0, ...replies.map((reply) => reply.time_ms)));
-  const top = ticks.at(-1) ?? 1;
-  const yLabels = ticks.map((value) => svg('text', { class: 'axis-label', 'text-anchor': 'end' }, ms(value)));
-  chart.replaceChildren(...yLabels);
-  // Measured as rendered (font and size from the style sheet); a detached chart falls back to an estimate.
-  const widest = Math.max(
-    ...yLabels.map((label, index) => label.getComputedTextLength() || ms(ticks[index]).length * 6.5),
+  const { parts, left, plotWidth, plotHeight, y } = chartFrame(
+    chart,
+    Math.max(0, ...replies.map((reply) => reply.time_ms)),
+    ms,
+    { height: HEIGHT, pad: PAD },
   );
-  const left = Math.ceil(widest) + 12;
   const last = Math.max(count, ...results.map((result) => result.seq));
-  const plotWidth = width - left - PAD.right;
-  const plotHeight = HEIGHT - PAD.top - PAD.bottom;
   const x = (seq) => left + (last === 1 ? plotWidth / 2 : ((seq - 1) / (last - 1)) * plotWidth);
-  const y = (time) => PAD.top + plotHeight - (time / top) * plotHeight;
-  chart.setAttribute('viewBox', `0 0 ${width} ${HEIGHT}`);
-  chart.setAttribute('width', String(width));
-  chart.setAttribute('height', String(HEIGHT));
-  const parts = [];
-  ticks.forEach((value, index) => {
-    parts.push(svg('line', { class: 'grid-line', x1: left, x2: width - PAD.right, y1: y(value), y2: y(value) }));
-    yLabels[index].setAttribute('x', String(left - 6));
-    yLabels[index].setAttribute('y', String(y(value) + 4));
-    parts.push(yLabels[index]);
-  });
   const labelEvery = Math.ceil(last / Math.max(2, Math.floor(plotWidth / 28)));
   for (let seq = 1; seq <= last; seq++) {
     if ((seq - 1) % labelEvery !== 0 && seq !== last) continue;

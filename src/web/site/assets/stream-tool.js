@@ -1,6 +1,46 @@
 // How the stream pages (ping, traceroute, MTR) read their stream and end it: one place for the
 // `done`, the `error` event, a refused call, and a stream that closes before either.
-import { errorAlert, readEvents, say, showStreamRefusal, unknown, updateRawJson } from './tool.js';
+import { apiCallCard, apiErrorText, errorAlert, say, unknown, updateRawJson } from './tool.js';
+
+/**
+ * Reads a Server-Sent Events stream of the API with fetch, calling onEvent with each `data:` JSON
+ * object as it arrives. fetch, not EventSource: EventSource cannot read the status and body of a
+ * 400 or 429 answer (it reports a bare "error" and retries), and the page must say what went wrong.
+ * Resolves `{ status, body }` for an answer that is not a stream, `{ status: 200 }` when the stream ends.
+ */
+async function readEvents(path, signal, onEvent) {
+  const response = await fetch(path, { signal, headers: { accept: 'text/event-stream' } });
+  if (!response.ok || !response.body) {
+    return { status: response.status, body: await response.json().catch(() => null) };
+  }
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value.replaceAll('\r\n', '\n');
+    for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
+      const message = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const data = message
+        .split('\n')
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).replace(/^ /, ''))
+        .join('\n');
+      if (data) onEvent(JSON.parse(data));
+    }
+  }
+  return { status: response.status };
+}
+
+/** A stream the API refused before it started (a 400, a 429...): its error, and the call that got it. */
+function showStreamRefusal(result, status, apiPath, answer) {
+  result.replaceChildren(
+    errorAlert(apiErrorText(answer.status, answer.body)),
+    apiCallCard(apiPath, answer.body, { stream: true }),
+  );
+  say(status, '');
+}
 
 /**
  * Reads the probe's stream into its page (`run` is what startTool gives the page). Every event goes

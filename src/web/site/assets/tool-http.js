@@ -174,6 +174,18 @@ function httpResult(answer) {
           ? 'not asked for (HEAD)'
           : `${bytes(answer.body_bytes)}${answer.body_truncated ? ', cut at the limit: the body is longer' : ''}`,
       ],
+      ...(answer.body_found === undefined
+        ? []
+        : [
+            [
+              'The text asked for',
+              h(
+                'span',
+                { class: `badge ${answer.body_found ? 'good' : 'bad'}` },
+                answer.body_found ? 'found' : 'not found',
+              ),
+            ],
+          ]),
     ]),
   );
   return {

@@ -1,8 +1,6 @@
 // The tool pages. The form's state is the URL: submitting pushes the parameters into the address bar
-// and runs the tool, opening a URL with parameters runs it at once, Back and Forward rerun it. What
-// a page shows is the public API's answer, fetched from this browser like any client would, with the
-// curl command for the same call and the raw JSON beside it. ping.js, traceroute.js and mtr.js import the
-// helpers, as does json-tools.js (DNS, WHOIS, SSL, blacklist, mail, HTTP): this module only provides them.
+// and runs the tool, opening a URL with parameters runs it at once, Back and Forward rerun it. Each
+// page's own module imports these helpers; this module only provides them.
 
 /** An element with attributes (`class`, `data-*`, ...) and children (strings become text, null is skipped). */
 export function h(tag, attributes = {}, ...children) {
@@ -99,7 +97,7 @@ export function rawJson(summary, value) {
   );
 }
 
-/** The call behind the result: the curl command for it (this page's origin) and what it answered. */
+/** The call behind the result: the curl command for it and what it answered. */
 export function apiCallCard(path, answer, { stream = false } = {}) {
   const command = `curl ${stream ? '-N ' : ''}${shellQuote(`${location.origin}${path}`)}`;
   return card(
@@ -151,16 +149,6 @@ export function errorAlert(text) {
   return h('p', { class: 'alert error', role: 'alert' }, text);
 }
 
-/** A stream the API refused before it started (a 400, a 429...): its error, and the call that got it. */
-export function showStreamRefusal(result, status, apiPath, answer) {
-  result.replaceChildren(
-    errorAlert(apiErrorText(answer.status, answer.body)),
-    apiCallCard(apiPath, answer.body, { stream: true }),
-  );
-  say(status, '');
-}
-
-/** A failed fetch (the service unreachable, the connection dropped), in words. */
 export function networkErrorText(error) {
   return `This service could not be reached (${error instanceof Error ? error.message : String(error)}). Check the connection and try again.`;
 }
@@ -193,7 +181,7 @@ export function readForm(form) {
   return { page, apiPath: `${form.dataset.api}?${api}`, from, probes };
 }
 
-/** Sets the controls from a URL's parameters (Back and Forward), defaults where it says nothing. */
+/** Sets the controls from a URL's parameters (Back and Forward). */
 function fillForm(form, parameters) {
   for (const control of form.querySelectorAll('[name][data-api-name]')) {
     const value = parameters.get(control.name)?.trim() || control.dataset.default || '';
@@ -234,6 +222,17 @@ function isComplete(form) {
   );
 }
 
+/** "Monitor this" once a check ran (`apiPath` null hides it): the dashboard's form, filled with this check. */
+function offerMonitor(apiPath, from = [], probes = 1) {
+  const offer = document.getElementById('monitor-this');
+  if (!offer) return;
+  offer.hidden = apiPath === null;
+  const query = new URLSearchParams({ monitor: apiPath ?? '' });
+  for (const value of from) query.append('from', value);
+  if (from.length > 0 && probes > 1) query.set('probes', String(probes));
+  offer.querySelector('a').href = `/dashboard?${query}#monitors`;
+}
+
 /**
  * Wires a tool page: `run({ form, apiPath, result, status, signal })` shows one run; a new run (or
  * leaving by Back) aborts the one before. With places chosen in its "from" choice, `mesh` runs
@@ -253,6 +252,7 @@ export function startTool(run, mesh) {
     const { signal } = controller;
     result.replaceChildren();
     say(status, '');
+    offerMonitor(null);
     if (!isComplete(form)) {
       document.title = `${form.dataset.heading} · netinfo`;
       return;
@@ -260,13 +260,16 @@ export function startTool(run, mesh) {
     const { page, apiPath, from, probes } = readForm(form);
     document.title = `${form.dataset.heading}: ${[...page.values()].join(' ').slice(0, 100)} · netinfo`;
     const chosen = from.length > 0 && mesh ? mesh : run;
-    chosen({ form, apiPath, result, status, signal, from, probes }).catch((error) => {
-      // This run's own signal: an earlier run, aborted by a newer one, must not speak over it.
-      if (signal.aborted) return;
-      say(status, '');
-      // Above what the run showed so far (a stream's results stay).
-      result.prepend(errorAlert(networkErrorText(error)));
-    });
+    chosen({ form, apiPath, result, status, signal, from, probes }).then(
+      () => signal.aborted || offerMonitor(apiPath, from, probes),
+      (error) => {
+        // This run's own signal: an earlier run, aborted by a newer one, must not speak over it.
+        if (signal.aborted) return;
+        say(status, '');
+        // Above what the run showed so far (a stream's results stay).
+        result.prepend(errorAlert(networkErrorText(error)));
+      },
+    );
   };
   form.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -286,35 +289,4 @@ export async function getJson(path, signal) {
   const response = await fetch(path, { signal, headers: { accept: 'application/json' } });
   const body = await response.json().catch(() => null);
   return { status: response.status, ok: response.ok, body };
-}
-
-/**
- * Reads a Server-Sent Events stream of the API with fetch, calling onEvent with each `data:` JSON
- * object as it arrives. fetch, not EventSource: EventSource cannot read the status and body of a
- * 400 or 429 answer (it reports a bare "error" and retries), and the page must say what went wrong.
- * Resolves `{ status, body }` for an answer that is not a stream, `{ status: 200 }` when the stream ends.
- */
-export async function readEvents(path, signal, onEvent) {
-  const response = await fetch(path, { signal, headers: { accept: 'text/event-stream' } });
-  if (!response.ok || !response.body) {
-    return { status: response.status, body: await response.json().catch(() => null) };
-  }
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += value.replaceAll('\r\n', '\n');
-    for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
-      const message = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const data = message
-        .split('\n')
-        .filter((line) => line.startsWith('data:'))
-        .map((line) => line.slice(5).replace(/^ /, ''))
-        .join('\n');
-      if (data) onEvent(JSON.parse(data));
-    }
-  }
-  return { status: response.status };
 }
