@@ -32,6 +32,8 @@ describe('monitors across instances on one Redis (BullMQ): each due run once, ta
       MONITOR_MIN_INTERVAL_SECONDS: 'free=1,pro=1',
       NODE_HEARTBEAT_SECONDS: '1',
       NODE_TIMEOUT_SECONDS: '2',
+      // One mesh: a monitor may run from both nodes.
+      MESH_SECRET: 'a-mesh-secret-of-at-least-32-characters',
     };
     // One instance of two WORKERS, and another: three processes take jobs from the one queue.
     a = await startServiceProcess({ ...common, WORKERS: '2', NODE_NAME: 'a' });
@@ -95,6 +97,26 @@ describe('monitors across instances on one Redis (BullMQ): each due run once, ta
     }
     // How late runs start is the benchmark's to say (npm run bench:monitors): here the machine's load decides it.
     assert.deepEqual([...nodes].sort(), ['a', 'b'], 'both instances ran some');
+  });
+
+  it('a monitor from two nodes has a run from each at every due time', async () => {
+    const created = await create(a, {
+      name: 'both',
+      type: 'http',
+      target: site.url('/both'),
+      interval_seconds: 1,
+      from: [{ node: 'a' }, { node: 'b' }],
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    await sleep(3500);
+    await api(a, `/${created.body.id}`, { method: 'PATCH', body: JSON.stringify({ paused: true }) });
+    await sleep(1000);
+    const byDue = new Map<string, string[]>();
+    for (const run of await runsOf(created.body.id))
+      byDue.set(run.due_at, [...(byDue.get(run.due_at) ?? []), run.node]);
+    assert.ok(byDue.size >= 3, `${byDue.size} due times`);
+    for (const [due, nodes] of byDue) assert.deepEqual(nodes.sort(), ['a', 'b'], due);
+    assert.equal(site.hits('/both'), byDue.size * 2);
   });
 
   it('a run whose process is killed mid-run is run again by another, once', async () => {
