@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import { commonErrorResponses, okResponse } from '../http/schemas.ts';
 import { ACCESS, iso, MonitorParams, notFound, nullableIso, security, tags } from './schema-parts.ts';
 
@@ -64,20 +64,6 @@ export const monitorRunsRouteSchema = {
   },
 };
 
-export const monitorIncidentsRouteSchema = {
-  summary: "A monitor's incidents (each time it went down), newest first",
-  description: `The last 100. ${ACCESS}`,
-  operationId: 'getMonitorIncidents',
-  tags,
-  security,
-  params: MonitorParams,
-  response: {
-    200: okResponse(Type.Object({ incidents: Type.Array(Incident) }, { additionalProperties: false }), 'Newest first.'),
-    ...commonErrorResponses,
-    ...notFound,
-  },
-};
-
 const Delivery = Type.Object(
   {
     id: Type.String({ description: 'Sent as X-Netinfo-Delivery.' }),
@@ -106,19 +92,33 @@ const Delivery = Type.Object(
   { additionalProperties: false },
 );
 
-export const monitorDeliveriesRouteSchema = {
-  summary: "A monitor's notifications and every attempt to deliver them, newest first",
-  description: `The last 100. ${ACCESS}`,
-  operationId: 'getMonitorDeliveries',
-  tags,
-  security,
-  params: MonitorParams,
-  response: {
-    200: okResponse(
-      Type.Object({ deliveries: Type.Array(Delivery) }, { additionalProperties: false }),
-      'Newest first.',
-    ),
-    ...commonErrorResponses,
-    ...notFound,
-  },
-};
+/** The last 100 of a monitor's incidents or deliveries, newest first, as `{<name>: [...]}`. */
+function latestRoute<T extends TSchema>(summary: string, operationId: string, name: string, item: T) {
+  return {
+    summary,
+    description: `The last 100. ${ACCESS}`,
+    operationId,
+    tags,
+    security,
+    params: MonitorParams,
+    response: {
+      200: okResponse(Type.Object({ [name]: Type.Array(item) }, { additionalProperties: false }), 'Newest first.'),
+      ...commonErrorResponses,
+      ...notFound,
+    },
+  };
+}
+
+export const monitorIncidentsRouteSchema = latestRoute(
+  "A monitor's incidents (each time it went down), newest first",
+  'getMonitorIncidents',
+  'incidents',
+  Incident,
+);
+
+export const monitorDeliveriesRouteSchema = latestRoute(
+  "A monitor's notifications and every attempt to deliver them, newest first",
+  'getMonitorDeliveries',
+  'deliveries',
+  Delivery,
+);

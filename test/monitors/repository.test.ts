@@ -2,12 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before } from 'node:test';
-import pg from 'pg';
 import { createMonitorRepository } from '../../src/monitors/monitor-repository.ts';
 import { openPostgresSql, openSqliteSql } from '../../src/monitors/sql.ts';
 import { openPostgresRepository } from '../../src/storage/postgres.ts';
 import { openSqliteRepository } from '../../src/storage/sqlite.ts';
-import { postgresSkipReason, startPostgres, type TestPostgres } from '../support/postgres-server.ts';
+import { freshDatabase, postgresSkipReason, startPostgres, type TestPostgres } from '../support/postgres-server.ts';
 import { monitorRepositoryContract } from './repository-contract.ts';
 
 monitorRepositoryContract('SQLite', async () => {
@@ -21,7 +20,6 @@ monitorRepositoryContract('SQLite', async () => {
 if (postgresSkipReason) console.log(`# PostgreSQL monitor repository tests skipped: ${postgresSkipReason}`);
 else {
   let server: TestPostgres | undefined;
-  let databases = 0;
   before(async () => {
     server = await startPostgres();
   });
@@ -30,12 +28,7 @@ else {
   });
   monitorRepositoryContract('PostgreSQL', async () => {
     if (!server) throw new Error('no server');
-    const name = `netinfo_monitors_${process.pid}_${++databases}`;
-    const admin = new pg.Client(server.url);
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const url = server.url.replace(/\/postgres$/, `/${name}`);
+    const url = await freshDatabase(server);
     const accounts = await openPostgresRepository(url);
     const monitors = createMonitorRepository(await openPostgresSql(url, () => {}));
     return { accounts, monitors, cleanup: async () => {} };

@@ -7,23 +7,16 @@ import { SCHEMA_VERSION } from '../../src/storage/migrations.ts';
 import { openPostgresRepository } from '../../src/storage/postgres.ts';
 import { migratePostgres } from '../../src/storage/postgres-connection.ts';
 import { freePort } from '../support/free-port.ts';
-import { postgresSkipReason, startPostgres, type TestPostgres } from '../support/postgres-server.ts';
+import { freshDatabase, postgresSkipReason, startPostgres, type TestPostgres } from '../support/postgres-server.ts';
 import { repositoryContract } from './repository-contract.ts';
 
 if (postgresSkipReason) console.log(`# PostgreSQL tests skipped: ${postgresSkipReason}`);
 
 let server: TestPostgres | undefined;
-let databases = 0;
-
 /** A fresh database per test on one throwaway cluster. */
 async function freshDatabaseUrl(): Promise<string> {
   if (!server) throw new Error('no server');
-  const name = `netinfo_test_${process.pid}_${++databases}`;
-  const admin = new pg.Client(server.url);
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  return server.url.replace(/\/postgres$/, `/${name}`);
+  return freshDatabase(server);
 }
 
 if (!postgresSkipReason) {

@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { freePort } from './free-port.ts';
 
 /**
@@ -91,4 +92,16 @@ export async function startPostgres(): Promise<TestPostgres> {
       }
     },
   };
+}
+
+let databases = 0;
+
+/** A fresh, empty database on a throwaway cluster: its URL. */
+export async function freshDatabase(server: TestPostgres): Promise<string> {
+  const name = `netinfo_test_${process.pid}_${++databases}`;
+  const admin = new pg.Client(server.url);
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  return server.url.replace(/\/postgres$/, `/${name}`);
 }
