@@ -67,11 +67,14 @@ describe('ping and mtr monitor conditions, each made true and false by replayed 
 
   it('ping without conditions: no reply at all is down, replies are up', async () => {
     replay('ping', 'ipv4-timeouts')();
-    await harness.follow(ping(), [
+    const [silent, answering] = await harness.follow(ping(), [
       { state: 'down', cause: /^no reply \(100% lost\)$/ },
       { change: replay('ping', 'ipv4-routed-replies'), state: 'up', cause: null },
       { change: replay('ping', 'ipv4-ttl-exceeded'), state: 'down', cause: /^no reply \(100% lost\)$/ },
     ]);
+    // The route says avg_ms 0 without a reply; the run has no response time (it had 0 before).
+    assert.equal(silent?.response_ms, null);
+    assert.equal(answering?.response_ms, 0.048);
   });
 
   it('TCP ping without conditions: a closed port is no reply, down; the port open is up', async () => {

@@ -16,6 +16,7 @@ interface RunView {
   started_at: string;
   state: string;
   cause: string | null;
+  response_ms: number | null;
   summary: Record<string, unknown>;
 }
 
