@@ -64,7 +64,7 @@ describe('monitor conditions, each made true and false by a local fake', { skip 
       name,
       tls.createSecureContext({ key: certificate.keyPem, cert: chain ? certificate.chainPem : certificate.certPem }),
     );
-  const certificates: Record<string, IssuedCertificate> = {};
+  let certificates: Record<'expiry' | 'invalid' | 'problems' | 'expiring' | 'untrusted', IssuedCertificate>;
 
   before(async () => {
     site = await adjustableSite();
@@ -79,13 +79,18 @@ describe('monitor conditions, each made true and false by a local fake', { skip 
       notAfter: new Date(now + days * DAY + DAY / 2),
     });
     const leaf = (name: string) => ({ commonName: name, altNames: [name], key: 'ec-p256' as const });
-    for (const name of ['expiry', 'invalid', 'problems']) {
+    const good = (name: string) => {
       const host = `${name}.tls.${ZONE}`;
       records.set(host, [a(host, '127.0.0.1')]);
-      certificates[`${name}-good`] = pki.issue(`${name}-good`, { ...leaf(host), ...lasting(60) });
-    }
-    certificates.expiring = pki.issue('expiring', { ...leaf(`expiry.tls.${ZONE}`), ...lasting(5) });
-    certificates.untrusted = pki.issueUntrusted('untrusted', { ...leaf(`invalid.tls.${ZONE}`), ...lasting(60) });
+      return pki.issue(name, { ...leaf(host), ...lasting(60) });
+    };
+    certificates = {
+      expiry: good('expiry'),
+      invalid: good('invalid'),
+      problems: good('problems'),
+      expiring: pki.issue('expiring', { ...leaf(`expiry.tls.${ZONE}`), ...lasting(5) }),
+      untrusted: pki.issueUntrusted('untrusted', { ...leaf(`invalid.tls.${ZONE}`), ...lasting(60) }),
+    };
     tlsServer = tls.createServer({ SNICallback: (name, callback) => callback(null, served.get(name)) });
     await new Promise<void>((resolve) => tlsServer.listen(0, '127.0.0.1', resolve));
     tlsPort = (tlsServer.address() as AddressInfo).port;
@@ -96,7 +101,6 @@ describe('monitor conditions, each made true and false by a local fake', { skip 
         DNS_CACHE_ENTRIES: '0',
         DNSBL_ZONES: `Fake list=${DNSBL}`,
         DNSBL_CACHE_SECONDS: '0',
-        DNSBL_TIMEOUT_MS: '500',
       },
       { trustedCertificates: [pki.rootPem] },
     );
@@ -189,35 +193,35 @@ describe('monitor conditions, each made true and false by a local fake', { skip 
   describe('ssl', () => {
     it('expires_within_days: 60 days left is up, 5 days is down', async () => {
       const host = `expiry.tls.${ZONE}`;
-      serve(host, certificates['expiry-good'] as IssuedCertificate);
+      serve(host, certificates.expiry);
       await harness.follow({ type: 'ssl', target: `${host}:${tlsPort}`, conditions: { expires_within_days: 14 } }, [
         { state: 'up', cause: null },
         {
-          change: () => serve(host, certificates.expiring as IssuedCertificate),
+          change: () => serve(host, certificates.expiring),
           state: 'down',
           cause: /^the certificate expires in 5 days \(\S+\), within 14$/,
         },
-        { change: () => serve(host, certificates['expiry-good'] as IssuedCertificate), state: 'up', cause: null },
+        { change: () => serve(host, certificates.expiry), state: 'up', cause: null },
       ]);
     });
 
     it('invalid: a certificate of the trusted CA is up, one of an untrusted root is down', async () => {
       const host = `invalid.tls.${ZONE}`;
-      serve(host, certificates['invalid-good'] as IssuedCertificate);
+      serve(host, certificates.invalid);
       await harness.follow({ type: 'ssl', target: `${host}:${tlsPort}`, conditions: { invalid: true } }, [
         { state: 'up', cause: null },
         {
-          change: () => serve(host, certificates.untrusted as IssuedCertificate),
+          change: () => serve(host, certificates.untrusted),
           state: 'down',
           cause: /^invalid: unknown_issuer$/,
         },
-        { change: () => serve(host, certificates['invalid-good'] as IssuedCertificate), state: 'up', cause: null },
+        { change: () => serve(host, certificates.invalid), state: 'up', cause: null },
       ]);
     });
 
     it('problems_any: a full chain is up, a chain without its intermediate is down', async () => {
       const host = `problems.tls.${ZONE}`;
-      const certificate = certificates['problems-good'] as IssuedCertificate;
+      const certificate = certificates.problems;
       serve(host, certificate);
       await harness.follow({ type: 'ssl', target: `${host}:${tlsPort}`, conditions: { problems_any: true } }, [
         { state: 'up', cause: null },
