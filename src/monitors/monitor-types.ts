@@ -228,7 +228,8 @@ const JUDGES: Record<MonitorType, Judge> = {
     return {
       causes,
       summary: { alive: done.alive, packet_loss: loss, min_ms: done.min_ms, avg_ms: average, max_ms: done.max_ms },
-      responseMs: average,
+      // Without a reply the route's avg_ms is 0: no round trip, not a zero-millisecond one.
+      responseMs: done.alive === true ? average : null,
     };
   },
   mtr(done, conditions) {
