@@ -315,6 +315,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     shared: config.redisUrl !== null,
     ipData: ipInfo.store,
     internal: internalRequests,
+    httpPorts: config.httpCheckPorts,
     now,
   });
   app.register(meshPlugin, { mesh, sweepMs: (config.nodeHeartbeatSeconds * 1000) / 2 });

@@ -11,6 +11,9 @@ import type { Resolver } from './resolver.ts';
  * and the caller connects to the returned address: there is no second resolution for DNS
  * rebinding to slip a private address through.
  */
+/** How a refusal says the name has no address: a monitor takes it for the target failing, not for a bad request. */
+export const NO_ADDRESS = 'the name does not resolve';
+
 export type TargetResolution =
   | { ok: true; host: string; address: string; family: 4 | 6 }
   /** forbidden: private/loopback/metadata…; no-address: the name has none; dns-failure: lookup failed. */
@@ -107,7 +110,7 @@ export async function resolveTarget(
   const chosen = addresses.find((entry) => entry.family === 4) ?? addresses[0];
   if (!chosen) {
     const kind = options.family === 4 ? 'IPv4 ' : options.family === 6 ? 'IPv6 ' : '';
-    return { ok: false, reason: 'no-address', message: `${host} has no ${kind}address (the name does not resolve)` };
+    return { ok: false, reason: 'no-address', message: `${host} has no ${kind}address (${NO_ADDRESS})` };
   }
   const refusal = forbiddenTargetReason(chosen.address, options.policy);
   if (refusal)

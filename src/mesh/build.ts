@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
+import type { PortRanges } from '../httpcheck/config.ts';
 import type { IpDataStore } from '../ipinfo/data/ip-data-store.ts';
 import type { InternalRequests } from '../limits/internal-request.ts';
 import type { MeshConfig } from './config.ts';
@@ -24,6 +25,8 @@ export async function buildMesh(
     shared: boolean;
     ipData: IpDataStore;
     internal: InternalRequests;
+    /** HTTP_CHECK_PORTS: an HTTP target on another port is refused when the measurement is asked. */
+    httpPorts: PortRanges;
     now: () => number;
   },
 ): Promise<Mesh> {
@@ -49,7 +52,7 @@ export async function buildMesh(
     // A mesh of one signs with a key of its own: the jobs take the same path either way.
     secret: secret ?? randomBytes(32).toString('hex'),
     describeSelf: () => describeNode(facts, deps.ipData.current),
-    checkOptions: createOptionsCheck(),
+    checkOptions: createOptionsCheck(deps.httpPorts),
     internal: deps.internal,
     now: deps.now,
   });

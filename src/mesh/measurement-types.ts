@@ -1,6 +1,8 @@
 import { blacklistRouteSchema } from '../blacklist/schema.ts';
 import { dnsRouteSchema } from '../dns/schema.ts';
+import type { PortRanges } from '../httpcheck/config.ts';
 import { httpCheckRouteSchema } from '../httpcheck/schema.ts';
+import { parseCheckUrl } from '../httpcheck/target-url.ts';
 import { mailRouteSchema } from '../mail/schema.ts';
 import { mtrRouteSchema } from '../probes/mtr/schema.ts';
 import { pingRouteSchema } from '../probes/ping/schema.ts';
@@ -56,10 +58,15 @@ export function optionNames(type: MeasurementType): { name: string; required: bo
 
 /**
  * Why the target is one the type's route would refuse before running anything, as far as the
- * route's own pure parser says (the probes' host rule); null when it passes or the type has none.
- * Caught at the POST, a typo is one 400 rather than a failed probe on every node.
+ * route's own pure parser says (the probes' host rule, the HTTP check's URL rule with
+ * HTTP_CHECK_PORTS); null when it passes or the type has none. Caught at the POST, a typo is one
+ * 400 rather than a failed probe on every node (or a failed run of a monitor, every interval).
  */
-export function targetProblem(type: MeasurementType, target: string): string | null {
+export function targetProblem(type: MeasurementType, target: string, httpPorts: PortRanges): string | null {
+  if (type === 'http') {
+    const parsed = parseCheckUrl(target, httpPorts);
+    return parsed.ok ? null : parsed.reason;
+  }
   if (!MEASUREMENT_TYPES[type].stream) return null;
   const parsed = parseProbeHost(target);
   return parsed.ok ? null : `${parsed.reason}; give a host name or an IP address`;

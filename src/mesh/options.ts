@@ -1,5 +1,6 @@
 import { apiErrors } from '../http/errors.ts';
 import { strictValidators } from '../http/validators.ts';
+import type { PortRanges } from '../httpcheck/config.ts';
 import { MEASUREMENT_TYPES, type MeasurementType, NOT_OPTIONS, targetProblem } from './measurement-types.ts';
 
 interface QuerySchema {
@@ -12,7 +13,7 @@ type Validate = ((data: unknown) => boolean) & { errors?: { instancePath: string
  * the validator Fastify compiles it with (http/validators.ts), on the values as the route would
  * receive them (text): the rules, defaults and limits are the route's, stated once.
  */
-export function createOptionsCheck() {
+export function createOptionsCheck(httpPorts: PortRanges) {
   const compiled = new Map<MeasurementType, { validate: Validate; names: string[] }>();
   const build = (strictValidators() as unknown as (e: unknown, o: unknown) => (route: object) => Validate)(
     {},
@@ -34,7 +35,7 @@ export function createOptionsCheck() {
   /** The options as the route's query parameters (text), or the catalogue's 400 naming the one at fault. */
   return (type: MeasurementType, target: string, given: Record<string, string | number | boolean>) => {
     const { validate, names } = forType(type);
-    const problem = targetProblem(type, target);
+    const problem = targetProblem(type, target, httpPorts);
     if (problem !== null) throw apiErrors.badRequest(`Invalid field 'target' in the body: ${problem}.`);
     const targetName = MEASUREMENT_TYPES[type].target;
     const valid = names.filter((name) => name !== targetName && !NOT_OPTIONS.has(name));

@@ -110,7 +110,7 @@ export const MeasurementRequest = Type.Object(
     options: Type.Optional(
       Type.Record(Type.String(), OptionValue, {
         maxProperties: 16,
-        description: `The route's other query parameters (not its target, nor \`api_key\`), by name: \`{"count": 3, "protocol": "tcp", "port": 443}\` for ping, \`{"record_type": "MX"}\` for DNS. Validated by the route's own schema, as their text (3 is "3"), so the rules and 400s are the route's, named \`options.<name>\`. By type (each described at its route): ${optionList}. Checks the route makes on values together (ICMP ping with a \`port\`) and on an HTTP or TLS target beyond its schema (a URL's scheme) are the probe node's; a ping, traceroute or MTR host is checked here as its route checks it, and fail that probe.`,
+        description: `The route's other query parameters (not its target, nor \`api_key\`), by name: \`{"count": 3, "protocol": "tcp", "port": 443}\` for ping, \`{"record_type": "MX"}\` for DNS. Validated by the route's own schema, as their text (3 is "3"), so the rules and 400s are the route's, named \`options.<name>\`. By type (each described at its route): ${optionList}. Checks the route makes on values together (ICMP ping with a \`port\`) and on a TLS target beyond its schema are the probe node's, and fail that probe; a ping, traceroute or MTR host, and an HTTP URL (scheme, user name, HTTP_CHECK_PORTS), are checked here as their routes check them.`,
       }),
     ),
     locations: Type.Optional(

@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Job, Queue, Worker } from 'bullmq';
 import type { FastifyBaseLogger } from 'fastify';
-import { Redis } from 'ioredis';
 import type { MonitorScheduler } from './scheduler.ts';
 
 /** Every key under `netinfo:` (docs/scaling.md's ACL), apart from the mesh's. */
@@ -26,15 +25,21 @@ export function createBullmqScheduler(deps: {
   log: FastifyBaseLogger;
 }): MonitorScheduler {
   const { log, now } = deps;
-  // BullMQ blocks on its connections and retries their commands itself.
-  const connections: Redis[] = [];
-  const connection = () => {
-    const redis = new Redis(deps.redisUrl, { maxRetriesPerRequest: null, enableOfflineQueue: true });
-    redis.on('error', () => {});
-    connections.push(redis);
-    return redis;
+  let closed = false;
+  // BullMQ makes (and duplicates, and closes) its connections itself from these options; they stop
+  // reconnecting once closed, so a Redis that went away cannot keep the process alive.
+  const url = new URL(deps.redisUrl);
+  const connection = {
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port: Number(url.port || 6379),
+    ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
+    ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+    db: Number(url.pathname.slice(1) || 0),
+    ...(url.protocol === 'rediss:' ? { tls: { servername: url.hostname } } : {}),
+    maxRetriesPerRequest: null,
+    retryStrategy: (attempt: number) => (closed ? null : Math.min(attempt * 200, 2000)),
   };
-  const queue = new Queue(QUEUE, { connection: connection(), prefix: PREFIX });
+  const queue = new Queue(QUEUE, { connection, prefix: PREFIX });
   queue.on('error', (error) => log.warn({ err: { message: error.message } }, 'monitors: queue error'));
   let worker: Worker | undefined;
 
@@ -75,7 +80,7 @@ export function createBullmqScheduler(deps: {
           });
         },
         {
-          connection: connection(),
+          connection,
           prefix: PREFIX,
           concurrency: deps.concurrency,
           lockDuration: deps.lockMs,
@@ -92,9 +97,9 @@ export function createBullmqScheduler(deps: {
     /** Without waiting for the runs under way: their jobs' locks lapse, and another instance runs them again. */
     async close() {
       // A Redis that does not answer would hold the close for ever: give it a moment, then cut.
+      closed = true;
       const closing = Promise.allSettled([worker?.close(true), queue.close()]);
       await Promise.race([closing, sleep(CLOSE_WAIT_MS, undefined, { ref: false })]);
-      for (const redis of connections) redis.disconnect();
     },
   };
 }

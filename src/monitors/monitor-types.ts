@@ -1,4 +1,5 @@
 import { type TSchema, Type } from 'typebox';
+import { NO_ADDRESS } from '../dns/target-policy.ts';
 import type { ProbeEnd } from '../mesh/store.ts';
 
 const flag = (description: string) => Type.Optional(Type.Boolean({ description }));
@@ -24,7 +25,8 @@ const conditions = (
 
 /**
  * What a monitor of each type can be told to watch for. A monitor is down when any condition it
- * has is true, or when the check fails at its target (the route's 502: no connection, no answer);
+ * has is true, or when the check fails at its target (the route's 502: no connection, no answer; or
+ * a name that no longer resolves);
  * a check netinfo could not run (a node gone, a cap, a refusal) is an `error` run, which changes nothing.
  */
 export const MONITOR_CONDITIONS = {
@@ -159,7 +161,8 @@ const JUDGES: Record<MonitorType, Judge> = {
     const causes: string[] = [];
     const within = conditions.expires_within_days as number | undefined;
     if (within !== undefined && days <= within) {
-      causes.push(`the certificate expires in ${days} days (${answer.valid_to}), within ${within}`);
+      const when = days < 0 ? `expired ${-days} days ago` : `expires in ${days} days`;
+      causes.push(`the certificate ${when} (${answer.valid_to}), within ${within}`);
     }
     if (conditions.invalid === true && answer.valid !== true) causes.push(`invalid: ${answer.validation_error}`);
     if (conditions.problems_any === true && problems.length > 0) causes.push(problems.join('; '));
@@ -274,7 +277,10 @@ export function judge(
   baseline: unknown,
 ): Verdict {
   if (end.status === 'failed') {
-    const state = end.http_status === 502 ? 'down' : 'error';
+    // A name that stopped resolving is refused by the route (400) as it would refuse a typo; for a
+    // monitor whose name resolved before, it is the target failing.
+    const gone = end.http_status === 400 && end.error.includes(NO_ADDRESS);
+    const state = end.http_status === 502 || gone ? 'down' : 'error';
     return { state, cause: end.error, summary: { error: end.error }, responseMs: null };
   }
   const { causes, ...rest } = JUDGES[type](end.result as Answer, conditions, baseline);

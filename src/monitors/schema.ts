@@ -60,7 +60,7 @@ const Settings = {
   }),
   conditions: Type.Object(allConditions, {
     additionalProperties: false,
-    description: `When it is down, by name (\`{"status_not": [200], "total_ms_over": 800}\`): down when any is true, or when the check fails at its target (the route's 502). Each type has its own: ${conditionsByType}. A run netinfo could not make (no node, a cap) is an \`error\`, which changes nothing.`,
+    description: `When it is down, by name (\`{"status_not": [200], "total_ms_over": 800}\`): down when any is true, or when the check fails at its target (the route's 502, or a name that no longer resolves). Each type has its own: ${conditionsByType}. A run netinfo could not make (no node, a cap) is an \`error\`, which changes nothing.`,
   }),
   notify: Type.Object(
     {

@@ -124,6 +124,11 @@ describe('the monitors API', () => {
       [{ name: 'x', type: 'dns', target: 'example.com' }, /options.record_type/],
       [{ name: 'x', type: 'ping', target: '-f' }, /'target'/],
       [
+        { name: 'x', type: 'http', target: 'http://127.0.0.1:9/' },
+        /'target'.*port 9 is not one the HTTP check connects to/,
+      ],
+      [{ name: 'x', type: 'http', target: 'ftp://example.com/' }, /'target'.*only http:\/\/ and https:\/\//],
+      [
         { name: 'x', type: 'http', target: site.url, from: [{ country: 'FR' }] },
         /from\[0\] \(country=FR\) matches no node/,
       ],

@@ -35,6 +35,13 @@ describe('judge: a probe that failed', () => {
     });
   });
 
+  it('is down when the route refuses a name that no longer resolves (a 400 saying so)', () => {
+    const error = "Invalid query parameter 'host': gone.example has no address (the name does not resolve).";
+    const verdict = judge('ping', {}, { status: 'failed', error, http_status: 400 }, null);
+    assert.equal(verdict.state, 'down');
+    assert.equal(verdict.cause, error);
+  });
+
   const netinfos: [why: string, end: ProbeEnd][] = [
     ['a cap or rate limit (429)', { status: 'failed', error: 'too many', http_status: 429 }],
     ['a node that could not run it (503)', { status: 'failed', error: 'unavailable', http_status: 503 }],
@@ -124,6 +131,10 @@ describe('judge: several conditions and their edges', () => {
       finished({ valid: true, validation_error: null, days_remaining: days, valid_to: 'x', problems: [] });
     assert.equal(judge('ssl', { expires_within_days: 14 }, ssl(14), null).state, 'down');
     assert.equal(judge('ssl', { expires_within_days: 14 }, ssl(15), null).state, 'up');
+    assert.equal(
+      judge('ssl', { expires_within_days: 14 }, ssl(-2), null).cause,
+      'the certificate expired 2 days ago (x), within 14',
+    );
   });
 
   it('ping: no reply is one cause however the loss and average conditions are set, with no response time', () => {
