@@ -72,6 +72,9 @@ export function createMemoryMeshStore(options: { ttlMs: number; now: () => numbe
       });
       for (const { job } of jobs) queueMicrotask(() => run?.(job));
     },
+    async forget(id) {
+      held.delete(id);
+    },
     async claim(id, probe) {
       const state = find(id)?.state.probes[probe];
       if (state?.status !== 'queued') return false;

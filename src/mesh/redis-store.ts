@@ -251,6 +251,9 @@ export function createRedisMeshStore(redis: Redis, options: RedisMeshOptions): M
       const failed = results?.find(([error]) => error !== null)?.[0];
       if (failed) throw failed;
     },
+    async forget(id) {
+      await redis.del(key.m(id), key.events(id), key.queued(id));
+    },
     async claim(id, probe, runner) {
       return (await redis.netinfoMeshClaim(key.m(id), probe, runner)) === 1;
     },

@@ -65,6 +65,8 @@ export interface MeshStore {
   /** Ends the probes whose node or runner went silent, or that no node took in time. */
   sweep(id: string): Promise<void>;
   state(id: string): Promise<MeasurementState | null>;
+  /** Drops a measurement before its time (a monitor's, once its run is recorded): as if it had expired. */
+  forget(id: string): Promise<void>;
   /** Events after `after` (all with null), in order; null when the measurement is unknown or expired. */
   events(id: string, after: string | null): Promise<StoredEvent[] | null>;
   /**

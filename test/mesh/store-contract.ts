@@ -139,6 +139,19 @@ export function meshStoreContract(make: () => MeshStore | Promise<MeshStore>) {
     await store.close();
   });
 
+  test('a forgotten measurement is gone as an expired one is: no state, no events, appends refused', async () => {
+    const store = await make();
+    await store.announce(nodeInfo('a'), 'a#1');
+    const m = record(['a']);
+    await store.create(m, jobsOf(m));
+    assert.equal(await store.claim(m.id, 0, 'a#1'), true);
+    await store.forget(m.id);
+    assert.equal(await store.state(m.id), null);
+    assert.equal(await store.events(m.id, null), null);
+    assert.equal(await store.append(m.id, 0, JSON.stringify({ type: 'start' })), 'gone');
+    await store.close();
+  });
+
   test("a node's jobs reach its runner, signed as they were made", async () => {
     const store = await make();
     const received: string[] = [];
