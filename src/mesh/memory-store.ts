@@ -62,8 +62,13 @@ export function createMemoryMeshStore(options: { ttlMs: number; now: () => numbe
       return self ? [self] : [];
     },
     async create(record: MeasurementRecord, jobs) {
-      // Expired measurements leave as new ones come: nothing else holds them.
-      for (const id of held.keys()) find(id);
+      // Expired measurements leave as new ones come: nothing else holds them. They are held in
+      // creation order with one TTL, so the expired ones are in front: a scan of every one took 85%
+      // of the CPU at 167 creations a second with 20,000 held (bench:monitors).
+      for (const [id, entry] of held) {
+        if (entry.expires > now()) break;
+        held.delete(id);
+      }
       held.set(record.id, {
         state: { record, probes: record.probes.map(() => ({ status: 'queued' })) },
         events: [],
