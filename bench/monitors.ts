@@ -178,11 +178,6 @@ async function bench(mode: 'local' | 'redis', target: string, redisServer: TestR
     MONITOR_LIMITS: 'free=20000,pro=20000',
     // 10,000 creations and the baseline's requests from one key within an hour.
     RATE_LIMITS: 'free=1000000/1000000',
-    // Runs count against their account's in-flight caps like its own requests: with the defaults
-    // (5 per client; a fair share of 200 when busy) most runs of one account's 10,000 monitors were
-    // refused (errors, not checks). Above MONITOR_CONCURRENCY (200), neither refuses a run.
-    HTTP_CHECK_MAX_IN_FLIGHT: '1000',
-    HTTP_CHECK_MAX_IN_FLIGHT_PER_CLIENT: '1000',
     ...(redisServer ? { REDIS_URL: redisServer.url } : {}),
   });
   const redis = redisServer ? new Redis(redisServer.url) : null;

@@ -40,7 +40,10 @@ export function createMonitorRunner(deps: {
   const { repository, mesh, now } = deps;
 
   async function measure(monitor: MonitorRecord, plan: 'free' | 'pro', startedAt: number): Promise<ProbeOutcome[]> {
-    const caller = { tier: plan, subject: `account:${monitor.accountId}`, accountId: monitor.accountId };
+    // Each monitor is its own caller for the per-caller caps (streams, in-flight checks): it runs one
+    // check at a time, and an account's thousands of monitors are bounded by MONITOR_LIMITS and the
+    // plan's floor already; counted as the account, most of them were refused (bench:monitors).
+    const caller = { tier: plan, subject: `monitor:${monitor.id}`, accountId: monitor.accountId };
     let measurement: Awaited<ReturnType<Mesh['plan']>>;
     try {
       measurement = await mesh.plan(
