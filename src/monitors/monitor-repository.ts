@@ -104,9 +104,6 @@ export function createMonitorRepository(sql: Sql): MonitorRepository {
     async deleteMonitor(accountId, id) {
       return (await sql.run('DELETE FROM monitors WHERE id = ? AND account_id = ?', [id, accountId])) === 1;
     },
-    async setNextRun(id, nextRunAt) {
-      await sql.run('UPDATE monitors SET next_run_at = ? WHERE id = ?', [nextRunAt, id]);
-    },
 
     async recordTick(tick, notify) {
       return sql

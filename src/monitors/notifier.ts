@@ -10,7 +10,7 @@ import { incidentView, runView } from './views.ts';
 import { postWebhook, type WebhookReach } from './webhook-sender.ts';
 
 /** A delivery is tried again, ever more rarely, for this long after it was made. */
-export const DELIVERY_WINDOW_MS = 86_400_000;
+const DELIVERY_WINDOW_MS = 86_400_000;
 const MAILTO = 'mailto:';
 
 /** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, keyed by the secret string as shown at creation. */

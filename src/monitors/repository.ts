@@ -128,7 +128,6 @@ export interface MonitorRepository {
     resetState: boolean,
   ): Promise<MonitorRecord | undefined>;
   deleteMonitor(accountId: string, id: string): Promise<boolean>;
-  setNextRun(id: string, nextRunAt: number): Promise<void>;
 
   /**
    * In one transaction, with the deliveries `notify` makes of a change of state (so a change is

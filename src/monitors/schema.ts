@@ -6,9 +6,9 @@ import { Incident, Run } from './history-schema.ts';
 import { MONITOR_CONDITIONS, MONITOR_TYPE_NAMES } from './monitor-types.ts';
 import { ACCESS, iso, MonitorParams, notFound, nullableIso, security, tags } from './schema-parts.ts';
 
-export const MONITOR_NAME_MAX_LENGTH = 100;
-export const MAX_WEBHOOKS = 5;
-export const MAX_EMAILS = 5;
+const MONITOR_NAME_MAX_LENGTH = 100;
+const MAX_WEBHOOKS = 5;
+const MAX_EMAILS = 5;
 export const MONITOR_BODY_LIMIT_BYTES = 16_384;
 
 const conditionsByType = MONITOR_TYPE_NAMES.map((type) => {

@@ -6,7 +6,7 @@ import { resolveTarget, type TargetPolicy } from '../dns/target-policy.ts';
 import type { PortRanges } from '../httpcheck/config.ts';
 import { type CheckTarget, parseCheckUrl, redirectTarget } from '../httpcheck/target-url.ts';
 
-export const WEBHOOK_USER_AGENT = 'netinfo-webhook/1';
+const WEBHOOK_USER_AGENT = 'netinfo-webhook/1';
 const MAX_REDIRECTS = 5;
 /** Bytes of a receiver's answer read (and thrown away): the status is what counts. */
 const MAX_ANSWER_BYTES = 65_536;
