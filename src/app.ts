@@ -28,6 +28,7 @@ import { serverOptions } from './http/server-options.ts';
 import { createHttpChecker } from './httpcheck/checker.ts';
 import { httpCheckPlugin } from './httpcheck/plugin.ts';
 import { HTTP_CHECK_TOOL } from './httpcheck/tool.ts';
+import { snapshotOf } from './ipinfo/answers/ip-answers.ts';
 import type { IpDataStore } from './ipinfo/data/ip-data-store.ts';
 import { ipInfoPlugin } from './ipinfo/plugin.ts';
 import { createIpInfoServices } from './ipinfo/services.ts';
@@ -66,6 +67,7 @@ import { createStreamSlots } from './probes/stream/slots.ts';
 import { traceroutePlugin } from './probes/traceroute/plugin.ts';
 import { resolverPlugin } from './resolver/plugin.ts';
 import { createResolverTest } from './resolver/service.ts';
+import { rpkiPlugin } from './rpki/plugin.ts';
 import { createSharedState } from './scale/shared-state.ts';
 import { openRepository } from './storage/open.ts';
 import type { AccountRepository } from './storage/repository.ts';
@@ -236,6 +238,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   // Capabilities: one plugin each, loaded in this order when the app is ready.
   app.register(healthPlugin, { readiness: app.readiness });
   app.register(ipInfoPlugin, { services: ipInfo, now });
+  app.register(rpkiPlugin, { vrps: async () => (await snapshotOf(ipInfo.store))?.rpki });
   app.register(textPlugin, { ip: ipInfo });
   app.register(dnsPlugin, { resolver });
   app.register(resolverPlugin, {

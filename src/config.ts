@@ -19,6 +19,7 @@ import { portConfigVariables } from './port/config.ts';
 import { streamConfigVariables } from './probes/stream/config.ts';
 import { tracerouteConfigVariables } from './probes/traceroute/config.ts';
 import { resolverConfigVariables } from './resolver/config.ts';
+import { rpkiConfigVariables } from './rpki/config.ts';
 import { scaleConfigVariables } from './scale/config.ts';
 import { storageConfigVariables } from './storage/config.ts';
 import { tlsConfigVariables } from './tls/config.ts';
@@ -115,6 +116,7 @@ export const configVariables = {
   ...streamConfigVariables,
   ...tracerouteConfigVariables,
   ...ipInfoConfigVariables,
+  ...rpkiConfigVariables,
   ...whoisConfigVariables,
   ...tlsConfigVariables,
   ...storageConfigVariables,

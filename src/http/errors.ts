@@ -48,6 +48,13 @@ export const apiErrors = {
 
   unknownAsn: (asn: string) => new ApiError(404, 'asn_not_found', `The loaded ASN data has no prefixes of ${asn}.`),
 
+  rpkiDataUnavailable: () =>
+    new ApiError(
+      503,
+      'rpki_data_unavailable',
+      'No RPKI VRP set is loaded (FEED_RPKI_URL is off, or the refresh has not installed one yet); the operator can see why in /readyz.',
+    ),
+
   unknownResolverToken: () =>
     new ApiError(404, 'resolver_token_not_found', 'No resolver has asked for this token, or its test expired.'),
 

@@ -14,6 +14,7 @@ export interface IpInfoConfig extends UpdatePlanConfig {
   readonly geoipAnonymousDb: string | null;
   readonly geoipConnectionTypeDb: string | null;
   readonly dataRefreshHours: number;
+  readonly rpkiRefreshMinutes: number;
   readonly hostnameTimeoutMs: number;
 }
 
@@ -36,6 +37,7 @@ export function createIpDataStoreFromConfig(
           geoipAnonymousDb: config.geoipAnonymousDb,
           geoipConnectionTypeDb: config.geoipConnectionTypeDb,
           feedsOff: feedsTurnedOff(config),
+          rpkiFromOperator: config.rpkiVrpFile !== null,
         },
         previous,
       ),
@@ -79,7 +81,8 @@ export function createIpInfoServices(
   let refresh: NodeJS.Timeout | undefined;
   app.addHook('onListen', async () => {
     void store.loaded().catch(() => {});
-    if (config.dataRefreshHours > 0) refresh = scheduleDataRefresh(app, config, store, deps.onDataDownload);
+    if (config.dataRefreshHours > 0 || config.rpkiRefreshMinutes > 0)
+      refresh = scheduleDataRefresh(app, config, store, deps.onDataDownload);
   });
   app.addHook('onClose', async () => {
     if (refresh !== undefined) clearInterval(refresh);

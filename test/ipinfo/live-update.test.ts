@@ -88,6 +88,7 @@ describe('new data is swapped into the running service, whole', { skip, timeout:
       'datacenter-ipv6': null,
       'datacenter-asn': null,
       proxy: null,
+      rpki: null,
     };
     const plan: UpdatePlan = {
       dataDir,

@@ -6,7 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { ipDataPaths, readManifest, type SourceId } from '../../src/ipinfo/data/data-files.ts';
+import { ipDataPaths, readManifest, SOURCES, type SourceId } from '../../src/ipinfo/data/data-files.ts';
 import { loadIpData } from '../../src/ipinfo/data/ip-data.ts';
 import { hideLicenseKey, redactUrl } from '../../src/ipinfo/updater/download.ts';
 import { runDataUpdate } from '../../src/ipinfo/updater/run-update.ts';
@@ -26,6 +26,7 @@ function planFor(server: LocalHttpServer, dataDir: string, overrides: Partial<Up
     asn: `${server.origin}/dbip-asn-lite-{month}.mmdb.gz`,
   } as Record<SourceId, string | null>;
   for (const id of [...Object.keys(FEED_FILES), 'proxy'] as SourceId[]) urls[id] = `${server.origin}/feeds/${id}.txt`;
+  urls.rpki = `${server.origin}/vrps.json`;
   return { dataDir, urls, skip: {}, licenseKey: null, ...overrides };
 }
 
@@ -38,7 +39,17 @@ function serveGoodData(server: LocalHttpServer): void {
     server.set(`/feeds/${id}.txt`, { body: feed(file), headers: { etag: `"${id}-v1"` } });
   }
   server.set('/feeds/proxy.txt', { body: PROXY_NETSET, headers: { etag: '"proxy-v1"' } });
+  server.set('/vrps.json', { body: gzipSync(VRPS), headers: { etag: '"vrps-v1"' } });
 }
+
+/** rpki-client's vrps.json, gzipped as a mirror may serve it. */
+const VRPS = JSON.stringify({
+  metadata: { generated: Date.parse('2026-11-05T11:00:00Z') / 1000 },
+  roas: [
+    { asn: 13335, prefix: '1.1.1.0/24', maxLength: 24, ta: 'apnic' },
+    { asn: 15169, prefix: '2001:4860::/32', maxLength: 48, ta: 'arin' },
+  ],
+});
 
 /** In the format of FireHOL's firehol_proxies.netset: a comment header, then addresses and networks. */
 const PROXY_NETSET = '#\n# firehol_proxies\n#\n81.2.69.142\n89.160.20.128/25\n';
@@ -68,7 +79,7 @@ describe('npm run data:update (runDataUpdate) against a local HTTP server', {
     const reports = await update();
     assert.deepEqual(
       reports.map((r) => [r.id, r.outcome]),
-      Object.keys({ city: 1, asn: 1, ...FEED_FILES, proxy: 1 }).map((id) => [id, 'updated']),
+      Object.keys({ city: 1, asn: 1, ...FEED_FILES, proxy: 1, rpki: 1 }).map((id) => [id, 'updated']),
     );
     assert.deepEqual(installed('city.mmdb'), mmdb('GeoIP2-City-Test'), 'decompressed and installed byte for byte');
     assert.deepEqual(installed('asn.mmdb'), mmdb('GeoLite2-ASN-Test'));
@@ -96,6 +107,8 @@ describe('npm run data:update (runDataUpdate) against a local HTTP server', {
     assert.deepEqual(data.feeds.lookup('101.99.92.179'), { tor: true, vpn: false, hosting: false, proxy: false });
     assert.deepEqual(data.feeds.lookup('89.160.20.200'), { tor: false, vpn: false, hosting: false, proxy: true });
     assert.equal(manifest.sources.proxy?.size, 2, 'the open-proxy list, installed like the other feeds');
+    assert.equal(manifest.sources.rpki?.builtAt, '2026-11-05T11:00:00.000Z', "the VRP set's own time");
+    assert.equal(data.rpki?.size, 2, 'the VRP set, compiled and installed');
     assert.deepEqual(data.problems, []);
 
     // A feed turned off afterwards (FEED_TOR_URL=off) is not used, though its copy is still there.
@@ -291,11 +304,11 @@ describe('npm run data:update (runDataUpdate) against a local HTTP server', {
     // A live pid in a lock older than any run can last is a reused pid, not a running update.
     const hoursAgo = new Date(NOW.getTime() - 3 * 3_600_000).toISOString();
     await writeFile(lock, JSON.stringify({ pid: process.pid, startedAt: hoursAgo }));
-    assert.equal((await update()).length, 10);
+    assert.equal((await update()).length, SOURCES.length);
     const exited = spawnSync(process.execPath, ['-e', 'process.exit(0)']);
     await writeFile(lock, JSON.stringify({ pid: exited.pid, startedAt: NOW.toISOString() }));
     const reports = await update();
-    assert.equal(reports.length, 10);
+    assert.equal(reports.length, SOURCES.length);
     await assert.rejects(readFile(lock), /ENOENT/, 'released afterwards');
   });
 });

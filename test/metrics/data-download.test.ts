@@ -42,7 +42,7 @@ test('the data refresh counts each source it downloads as upstream data_download
     GEOIP_ASN_URL: `${server.origin}/missing-{month}.mmdb.gz`,
     FEED_TOR_URL: `${server.origin}/tor`,
     ...Object.fromEntries(
-      ['VPN_IPV4', 'VPN_IPV6', 'VPN_ASN', 'DATACENTER_IPV4', 'DATACENTER_IPV6', 'DATACENTER_ASN', 'PROXY'].map(
+      ['VPN_IPV4', 'VPN_IPV6', 'VPN_ASN', 'DATACENTER_IPV4', 'DATACENTER_IPV6', 'DATACENTER_ASN', 'PROXY', 'RPKI'].map(
         (name) => [`FEED_${name}_URL`, 'off'],
       ),
     ),
@@ -62,7 +62,7 @@ test('the data refresh counts each source it downloads as upstream data_download
     if (series(text, 'error')?.endsWith(' 1')) break;
     await sleep(100);
   }
-  // City and Tor arrived; ASN was not published; the seven feeds turned off were not asked.
+  // City and Tor arrived; ASN was not published; the seven feeds and the VRP set turned off were not asked.
   assert.equal(series(text, 'ok'), 'netinfo_upstream_requests_total{upstream="data_download",outcome="ok"} 2');
   assert.equal(series(text, 'error'), 'netinfo_upstream_requests_total{upstream="data_download",outcome="error"} 1');
   assert.match(text, /netinfo_upstream_duration_seconds_count\{upstream="data_download"\} 3/);

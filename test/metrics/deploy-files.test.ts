@@ -23,12 +23,13 @@ test('the Grafana dashboard uses only exported metric names, and covers every ne
   for (const name of exported) if (name.startsWith('netinfo_')) assert.ok(used.has(name), `${name} has no panel`);
 });
 
-test('the alert rules use only exported metric names: 5xx, upstream errors, stale data, Redis fallback', () => {
+test('the alert rules use only exported metric names: 5xx, upstream errors, stale data and VRP set, Redis fallback', () => {
   const rules = readFileSync(new URL('../../deploy/prometheus/alerts.yml', import.meta.url), 'utf8');
   const used = namesIn(rules);
   for (const name of used) assert.ok(exported.has(name), `${name} is not exported`);
-  for (const alert of ['NetinfoHigh5xxRate', 'NetinfoUpstreamErrors', 'NetinfoDataStale', 'NetinfoRedisFallback']) {
+  for (const alert of ['NetinfoHigh5xxRate', 'NetinfoUpstreamErrors', 'NetinfoDataStale', 'NetinfoRpkiStale', 'NetinfoRedisFallback']) {
     assert.match(rules, new RegExp(`alert: ${alert}\\n`));
   }
   assert.match(rules, /netinfo_data_age_seconds\) > 7 \* 86400/);
+  assert.match(rules, /netinfo_data_age_seconds\{source="rpki"\}\) > 86400/);
 });

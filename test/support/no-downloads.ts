@@ -21,5 +21,6 @@ export const NO_DOWNLOADS_ENV: Readonly<Record<string, string>> = {
   FEED_DATACENTER_IPV6_URL: `${CLOSED}/datacenter-ipv6`,
   FEED_DATACENTER_ASN_URL: `${CLOSED}/datacenter-asn`,
   FEED_PROXY_URL: `${CLOSED}/proxy`,
+  FEED_RPKI_URL: `${CLOSED}/rpki`,
   RDAP_BOOTSTRAP_URL: `${CLOSED}/rdap/`,
 };

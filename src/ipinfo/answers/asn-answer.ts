@@ -1,20 +1,17 @@
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import { Type } from 'typebox';
+import { parseAsn } from '../../net/asn.ts';
+import { asnRpki } from '../../rpki/answers.ts';
+import { AsnRpkiBody } from '../../rpki/schema.ts';
 import type { IpData } from '../data/ip-data.ts';
 import { type ConnectionType, connectionType } from './classify.ts';
 import { CONNECTION_TYPES } from './json-schema.ts';
 
-/** `AS15169`, `as15169` or `15169` -> 15169; null for anything else (leading zeros included). */
-export function parseAsn(text: string): number | null {
-  const match = /^(?:AS)?(0|[1-9][0-9]{0,9})$/i.exec(text);
-  if (match === null) return null;
-  const asn = Number(match[1]);
-  return asn <= 4_294_967_295 ? asn : null; // 32-bit ASNs, RFC 6793
-}
+export { parseAsn };
 
 export const ASN_PARAMETER_HINT = 'an AS number, `AS15169` or `15169` (case-insensitive, no leading zeros)';
 
-export const ASN_SOURCES = ['asn-data', 'vpn-asns', 'datacenter-asns'] as const;
+export const ASN_SOURCES = ['asn-data', 'vpn-asns', 'datacenter-asns', 'rpki'] as const;
 type AsnSource = (typeof ASN_SOURCES)[number];
 
 export interface AsnAnswer {
@@ -26,6 +23,7 @@ export interface AsnAnswer {
   ipv4Addresses: number;
   type?: ConnectionType;
   security: { vpn?: boolean; hosting?: boolean };
+  rpki?: ReturnType<typeof asnRpki>;
   sources: AsnSource[];
 }
 
@@ -62,6 +60,10 @@ export function describeAsn(asn: number, data: IpData): AsnAnswer | undefined {
     ...(answer.name ? { asOrganization: answer.name } : {}),
   });
   if (type !== undefined) answer.type = type;
+  if (data.rpki !== undefined) {
+    answer.rpki = asnRpki(data.rpki, [...prefixes.ipv4, ...prefixes.ipv6], asn);
+    answer.sources.push('rpki');
+  }
   return answer;
 }
 
@@ -113,9 +115,10 @@ export const AsnBody = Type.Object(
       },
       { additionalProperties: false, description: 'What the loaded ASN lists say about the AS.' },
     ),
+    rpki: Type.Optional(AsnRpkiBody),
     sources: Type.Array(Type.Union(ASN_SOURCES.map((value) => Type.Literal(value))), {
       description:
-        'The loaded data this answer comes from: `asn-data` (the ASN data, as for /json: names and prefixes), `vpn-asns` and `datacenter-asns` (the lists, once the refresh or `npm run data:update` has installed them).',
+        'The loaded data this answer comes from: `asn-data` (the ASN data, as for /json: names and prefixes), `vpn-asns` and `datacenter-asns` (the lists, once the refresh or `npm run data:update` has installed them), `rpki` (the VRP set behind `rpki`).',
     }),
   },
   { additionalProperties: false },

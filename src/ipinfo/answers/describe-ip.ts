@@ -1,5 +1,6 @@
 import { type IpAddress, parseIp, unmapIpv4 } from '../../net/ip-address.ts';
 import { classifyAddress, type SpecialAddressKind } from '../../net/special-addresses.ts';
+import { type NetworkRpki, networkRpki } from '../../rpki/answers.ts';
 import type { AnonymityFlags, Location } from '../data/geo.ts';
 import type { IpData } from '../data/ip-data.ts';
 import type { Network } from '../data/network.ts';
@@ -13,7 +14,7 @@ export interface IpDescription {
   class?: Ipv4Class;
   special?: { kind: SpecialAddressKind; range: string; name: string; rfc: string };
   location?: Location;
-  network?: { provider?: string; asn?: string; route?: string };
+  network?: { provider?: string; asn?: string; route?: string; rpki?: NetworkRpki };
   security: Security;
 }
 
@@ -64,6 +65,14 @@ export function describeIp(ip: string, data: IpData | undefined): IpDescription 
   const network = data.network?.lookupNetworkAddress?.(address) ?? data.network?.lookupNetwork(ip);
   const shown = network && presentNetwork(network);
   if (shown !== undefined) answer.network = shown;
+  if (
+    shown !== undefined &&
+    data.rpki !== undefined &&
+    network?.route !== undefined &&
+    network.asnNumber !== undefined
+  ) {
+    shown.rpki = networkRpki(data.rpki, address, network.route, network.asnNumber);
+  }
 
   const anonymity = data.anonymity?.lookupAnonymity(ip);
   answer.security = securityOf(address, data, network?.asnNumber, anonymity);

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { NetworkRpkiBody } from '../../rpki/schema.ts';
 
 /**
  * The response of GET /api/v1/json. Every rule a client needs is written here, once, and reaches
@@ -68,6 +69,7 @@ const Network = Type.Object(
           'The network of the ASN record that holds the address, as a CIDR: the announced prefix (e.g. `8.8.8.0/24`), or a larger block where the data merges neighbouring prefixes of one AS. Omitted when the record is a range that is no single CIDR.',
       }),
     ),
+    rpki: Type.Optional(NetworkRpkiBody),
   },
   { additionalProperties: false, description: 'Who routes the address, per the ASN database.' },
 );

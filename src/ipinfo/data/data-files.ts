@@ -32,14 +32,15 @@ export type SourceId =
   | 'datacenter-ipv4'
   | 'datacenter-ipv6'
   | 'datacenter-asn'
-  | 'proxy';
+  | 'proxy'
+  | 'rpki';
 
-export type SourceKind = 'city-mmdb' | 'asn-mmdb' | 'tor-list' | 'cidr-list' | 'asn-list';
+export type SourceKind = 'city-mmdb' | 'asn-mmdb' | 'tor-list' | 'cidr-list' | 'asn-list' | 'vrp-json';
 
 export interface SourceSpec {
   readonly id: SourceId;
   readonly kind: SourceKind;
-  /** File name under downloads/. */
+  /** File name under downloads/ (for `vrp-json`, the compiled set: src/rpki/vrp-file.ts). */
   readonly file: string;
   readonly what: string;
 }
@@ -55,6 +56,7 @@ export const SOURCES: readonly SourceSpec[] = [
   { id: 'datacenter-ipv6', kind: 'cidr-list', file: 'datacenter-ipv6.txt', what: 'datacenter IPv6 networks' },
   { id: 'datacenter-asn', kind: 'asn-list', file: 'datacenter-asn.txt', what: 'datacenter ASNs' },
   { id: 'proxy', kind: 'cidr-list', file: 'proxy.txt', what: 'open-proxy networks' },
+  { id: 'rpki', kind: 'vrp-json', file: 'rpki-vrps.bin', what: 'RPKI VRP set' },
 ];
 
 /** What the updater knows of one installed download. */

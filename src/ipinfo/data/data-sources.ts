@@ -9,7 +9,7 @@ export type DatabasePart = 'location' | 'network' | 'anonymity' | 'connection-ty
  * One loaded database or feed: the one list that the logs, /readyz and the metrics
  * (netinfo_data_age_seconds and netinfo_data_entries, labelled by `source`) all read.
  */
-export type DataSource = DatabaseSource | FeedSource;
+export type DataSource = DatabaseSource | FeedSource | RpkiSource;
 
 export interface DatabaseSource {
   readonly kind: 'database';
@@ -33,6 +33,19 @@ export interface FeedSource {
   readonly installed: readonly { readonly id: SourceId; readonly at: number }[];
 }
 
+export interface RpkiSource {
+  readonly kind: 'rpki';
+  readonly source: 'rpki';
+  /** `operator`: RPKI_VRP_FILE, the operator's own validator. */
+  readonly origin: 'downloaded' | 'operator';
+  readonly description: string;
+  /** When the validator generated the set, as its export says; else when it was installed. */
+  readonly updatedAt: number;
+  /** Whether updatedAt is the validator's own time. */
+  readonly generated: boolean;
+  readonly entries: number;
+}
+
 /** What is loaded, from where, one line each: the feeds are one line. */
 export function describeSources(sources: readonly DataSource[]): { part: string; description: string }[] {
   const lines: { part: string; description: string }[] = [];
@@ -41,6 +54,8 @@ export function describeSources(sources: readonly DataSource[]): { part: string;
   }
   const feeds = FEED_NAMES.filter((name) => sources.some((source) => source.source === name));
   if (feeds.length > 0) lines.push({ part: 'feeds', description: `security feeds: ${feeds.join(', ')}` });
+  for (const source of sources)
+    if (source.kind === 'rpki') lines.push({ part: 'rpki', description: source.description });
   return lines;
 }
 
@@ -63,7 +78,30 @@ export function describeAges(sources: readonly DataSource[], now: number): strin
     if (source?.kind !== 'feed') continue;
     for (const { id, at } of source.installed) ages.push(`${id} downloaded ${formatAge(now - at)} ago`);
   }
+  for (const source of sources) {
+    if (source.kind === 'rpki') {
+      ages.push(`rpki ${source.generated ? 'generated' : 'installed'} ${formatAge(now - source.updatedAt)} ago`);
+    }
+  }
   return ages.length === 0 ? 'none' : ages.join(', ');
+}
+
+/**
+ * A VRP set older than this is stale: validators publish several a day and the refresh asks every
+ * RPKI_REFRESH_MINUTES, so a day without a new one means the refresh is failing, and ROAs made or
+ * withdrawn since are missing from every answer.
+ */
+const RPKI_STALE_MS = 24 * 3_600_000;
+
+/** What /readyz reports as degraded about the loaded data's age. */
+export function staleSources(sources: readonly DataSource[], now: number): string[] {
+  return sources.flatMap((source) =>
+    source.kind === 'rpki' && now - source.updatedAt > RPKI_STALE_MS
+      ? [
+          `the RPKI VRP set was ${source.generated ? 'generated' : 'installed'} ${formatAge(now - source.updatedAt)} ago, over a day: its refresh is failing, so origin validation may be out of date`,
+        ]
+      : [],
+  );
 }
 
 function formatAge(ms: number): string {

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import type { ReadinessCheck } from '../../health/readiness.ts';
-import { describeAges, describeSources } from './data-sources.ts';
+import { describeAges, describeSources, staleSources } from './data-sources.ts';
 import type { IpData } from './ip-data.ts';
 
 export interface IpDataLog {
@@ -122,7 +122,11 @@ export function createIpDataStore(options: IpDataStoreOptions): IpDataStore {
         if (first === undefined) return { state: 'ready', detail: 'not loaded yet: loads on the first request' };
         return { state: 'starting', detail: 'loading' };
       }
-      const notes = [...current.problems, ...(lastReloadError ? [`last reload failed: ${lastReloadError}`] : [])];
+      const notes = [
+        ...current.problems,
+        ...staleSources(current.sources, Date.now()),
+        ...(lastReloadError ? [`last reload failed: ${lastReloadError}`] : []),
+      ];
       const summary = describeSources(current.sources)
         .map((line) => `${line.part}: ${line.description}`)
         .join('; ');

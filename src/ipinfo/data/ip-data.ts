@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { IpAddress } from '../../net/ip-address.ts';
+import type { VrpSet } from '../../rpki/vrp-set.ts';
 import { type AsnIndex, buildAsnIndex } from './asn-index.ts';
 import type { AsnRanges } from './asn-ranges.ts';
 import { ipDataPaths, readManifest, type SourceId, stampOf } from './data-files.ts';
@@ -18,6 +19,7 @@ import {
 } from './geo.ts';
 import type { Network, NetworkReader } from './network.ts';
 import type { SecurityFeeds } from './security-feeds.ts';
+import { type LoadedVrps, loadVrps } from './vrp-files.ts';
 
 export type { DataSource, FeedName } from './data-sources.ts';
 
@@ -34,6 +36,8 @@ export interface IpData {
   readonly connectionType?: ConnectionTypeReader;
   readonly asnIndex?: AsnIndex;
   readonly feeds: SecurityFeeds;
+  /** The RPKI VRP set, when one is installed (and not turned off). */
+  readonly rpki?: VrpSet;
   /** Feeds absent from this set answer nothing, and their indicators are omitted. */
   readonly feedsLoaded: ReadonlySet<FeedName>;
   readonly sources: readonly DataSource[];
@@ -59,6 +63,7 @@ export interface KeptParts {
   readonly anonymity?: Kept<AnonymityReader> | undefined;
   readonly 'connection-type'?: Kept<ConnectionTypeReader> | undefined;
   readonly feeds?: LoadedFeeds;
+  readonly rpki?: LoadedVrps | undefined;
 }
 
 type Reader = { databaseType: string; buildEpoch: Date; entries?: number };
@@ -73,6 +78,8 @@ export interface IpDataOptions {
   geoipConnectionTypeDb: string | null;
   /** Feeds turned off (`FEED_*_URL=off`): a copy installed earlier is not used. */
   feedsOff?: readonly SourceId[];
+  /** The VRP set comes from RPKI_VRP_FILE (the operator's validator), not a download. */
+  rpkiFromOperator?: boolean;
   /** How the embedded data's caches are written (a test passes one that fails, as on a full disk). */
   writeEmbeddedCache?: CacheWriter;
 }
@@ -202,6 +209,13 @@ export async function loadIpData(options: IpDataOptions, previous?: IpData): Pro
     readManifest(paths.manifest),
   ]);
   const [location, network, anonymity, connectionType] = [city?.value, asn?.value, anonymous?.value, connection?.value];
+  const rpki = await loadVrps(
+    paths.downloads,
+    { off: options.feedsOff?.includes('rpki') === true, operatorFile: options.rpkiFromOperator === true },
+    previous?.kept.rpki,
+    manifest,
+    problems,
+  );
   const asnIndex = asnIndexFor(network, previous);
   return {
     ...(location ? { location } : {}),
@@ -210,8 +224,9 @@ export async function loadIpData(options: IpDataOptions, previous?: IpData): Pro
     ...(anonymity ? { anonymity } : {}),
     ...(connectionType ? { connectionType } : {}),
     feeds: feeds.feeds,
+    ...(rpki ? { rpki: rpki.set } : {}),
     feedsLoaded: feeds.names,
-    sources: [...databases, ...feedSources(feeds, manifest)],
+    sources: [...databases, ...feedSources(feeds, manifest), ...(rpki ? [rpki.source] : [])],
     problems,
     ...(repairs.length > 0 ? { repairs } : {}),
     attribution: attributionFor(location, network),
@@ -221,6 +236,7 @@ export async function loadIpData(options: IpDataOptions, previous?: IpData): Pro
       anonymity: keptOf(anonymous),
       'connection-type': keptOf(connection),
       feeds,
+      rpki,
     },
   };
 }

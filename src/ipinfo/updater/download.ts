@@ -1,7 +1,8 @@
 import { createWriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { copyFile, rm, stat } from 'node:fs/promises';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { fileURLToPath } from 'node:url';
 import { hideUrlPassword } from '../../config-values.ts';
 
 export class UpdateError extends Error {
@@ -36,6 +37,7 @@ export async function downloadToFile(
   destination: string,
   options: DownloadOptions,
 ): Promise<DownloadResult> {
+  if (url.startsWith('file:')) return copyLocalFile(fileURLToPath(url), destination, options.maxBytes);
   const headers: Record<string, string> = { 'user-agent': 'netinfo-data-update' };
   if (options.etag) headers['if-none-match'] = options.etag;
   if (options.lastModified) headers['if-modified-since'] = options.lastModified;
@@ -91,6 +93,19 @@ export async function downloadToFile(
   const etag = response.headers.get('etag') ?? undefined;
   const lastModified = response.headers.get('last-modified') ?? undefined;
   return { status: 'downloaded', bytes, ...(etag ? { etag } : {}), ...(lastModified ? { lastModified } : {}) };
+}
+
+/** An operator's file (RPKI_VRP_FILE) taken like a download: copied, so its writer may replace it meanwhile. */
+async function copyLocalFile(file: string, destination: string, maxBytes: number): Promise<DownloadResult> {
+  try {
+    const { size } = await stat(file);
+    if (size > maxBytes) throw new UpdateError(`${file}: ${size} bytes is over the ${maxBytes}-byte limit`);
+    await copyFile(file, destination);
+    return { status: 'downloaded', bytes: size };
+  } catch (error) {
+    if (error instanceof UpdateError) throw error;
+    throw new UpdateError(`${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
 }
 
 /**

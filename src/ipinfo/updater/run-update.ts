@@ -16,7 +16,7 @@ import { downloadToFile, type Fetch, hideLicenseKey, redactUrl, UpdateError } fr
 import { candidateUrls, checksumUrlFor } from './source-urls.ts';
 import { unpackDownload } from './unpack.ts';
 import type { UpdatePlan } from './update-plan.ts';
-import { type Verified, verifyDatabase, verifyFeed } from './verify.ts';
+import { type Verified, verifyDatabase, verifyFeed, verifyVrps } from './verify.ts';
 
 export interface UpdateDeps {
   fetch?: Fetch;
@@ -37,6 +37,8 @@ export interface SourceReport {
 const LIMITS = {
   database: { timeoutMs: 10 * 60_000, maxBytes: 1024 ** 3 },
   feed: { timeoutMs: 60_000, maxBytes: 64 * 1024 ** 2 },
+  // rpki-client's export of 800,000 VRPs is about 70 MB.
+  vrps: { timeoutMs: 5 * 60_000, maxBytes: 512 * 1024 ** 2 },
 };
 
 /**
@@ -114,7 +116,7 @@ async function fetchVerifyInstall(
   deps: UpdateDeps & { now: () => Date },
 ): Promise<{ outcome: SourceOutcome; detail: string; installed?: InstalledSource }> {
   const database = source.kind === 'city-mmdb' || source.kind === 'asn-mmdb';
-  const limits = database ? LIMITS.database : LIMITS.feed;
+  const limits = database ? LIMITS.database : source.kind === 'vrp-json' ? LIMITS.vrps : LIMITS.feed;
   const tried: string[] = [];
   for (const url of candidateUrls(template, deps.now(), plan.licenseKey)) {
     const shown = hideLicenseKey(url, plan.licenseKey);
@@ -133,15 +135,17 @@ async function fetchVerifyInstall(
       return { outcome: 'unchanged', detail: `not modified since ${installed?.installedAt}` };
     const checksumUrl = checksumUrlFor(url);
     if (checksumUrl !== null) await verifyChecksum(work, checksumUrl, deps.fetch);
-    const bare = await unpackDownload(work, work, '.mmdb', limits.maxBytes);
+    const bare = await unpackDownload(work, work, source.kind === 'vrp-json' ? '.json' : '.mmdb', limits.maxBytes);
     // Before reading a database whole (up to 1 GiB): a MaxMind-format file ends with its metadata.
     if (database && !(await hasMaxMindMetadata(bare))) {
       throw new UpdateError('not a MaxMind-format database: no metadata section at its end');
     }
     const content = await readFile(bare);
-    const verified: Verified = database
+    const verified: Verified & { compiled?: Buffer } = database
       ? verifyDatabase(source.kind as 'city-mmdb' | 'asn-mmdb', content, deps.now(), installed)
-      : verifyFeed(source.kind as 'tor-list' | 'cidr-list' | 'asn-list', content.toString('utf8'), installed);
+      : source.kind === 'vrp-json'
+        ? verifyVrps(content.toString('utf8'), deps.now(), installed)
+        : verifyFeed(source.kind as 'tor-list' | 'cidr-list' | 'asn-list', content.toString('utf8'), installed);
     const sha256 = createHash('sha256').update(content).digest('hex');
     const record: InstalledSource = {
       file: source.file,
@@ -161,8 +165,15 @@ async function fetchVerifyInstall(
         installed: { ...record, installedAt: installed.installedAt },
       };
     }
-    await installFile(bare, path.join(path.dirname(work), source.file));
-    const what = database ? `${verified.size} nodes, built ${verified.builtAt}` : `${verified.size} entries`;
+    let ready = bare;
+    if (verified.compiled !== undefined) {
+      ready = `${work}.compiled`;
+      await writeFile(ready, verified.compiled);
+    }
+    await installFile(ready, path.join(path.dirname(work), source.file));
+    const what = database
+      ? `${verified.size} nodes, built ${verified.builtAt}`
+      : `${verified.size} entries${verified.builtAt ? `, generated ${verified.builtAt}` : ''}`;
     return { outcome: 'updated', detail: `${shown}: ${what}`, installed: record };
   }
   throw new UpdateError(`not published: HTTP 404 at ${tried.join(' and ')}`);

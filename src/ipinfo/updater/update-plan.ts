@@ -1,3 +1,4 @@
+import { pathToFileURL } from 'node:url';
 import type { SourceId } from '../data/data-files.ts';
 
 /** What one update fetches and where it installs it: built from the configuration, run by run-update.ts. */
@@ -28,6 +29,9 @@ export interface UpdatePlanConfig {
   readonly feedDatacenterIpv6Url: string | null;
   readonly feedDatacenterAsnUrl: string | null;
   readonly feedProxyUrl: string | null;
+  readonly rpkiFeedUrl: string | null;
+  /** The operator's own validator's export: read instead of FEED_RPKI_URL. */
+  readonly rpkiVrpFile: string | null;
 }
 
 const DBIP = (kind: 'city' | 'asn') => `https://download.db-ip.com/free/dbip-${kind}-lite-{month}.mmdb.gz`;
@@ -48,9 +52,17 @@ export function updatePlanFromConfig(config: UpdatePlanConfig): UpdatePlan {
     'datacenter-ipv6': config.feedDatacenterIpv6Url,
     'datacenter-asn': config.feedDatacenterAsnUrl,
     proxy: config.feedProxyUrl,
+    rpki: config.rpkiVrpFile === null ? config.rpkiFeedUrl : pathToFileURL(config.rpkiVrpFile).href,
   };
   const skip: UpdatePlan['skip'] = {};
   if (config.geoipCityDb) skip.city = `GEOIP_CITY_DB is set (${config.geoipCityDb})`;
   if (config.geoipAsnDb) skip.asn = `GEOIP_ASN_DB is set (${config.geoipAsnDb})`;
   return { dataDir: config.dataDir, urls, skip, licenseKey: key };
+}
+
+/** The same plan for the VRP set alone: the refresh every RPKI_REFRESH_MINUTES. */
+export function rpkiOnlyPlan(plan: UpdatePlan): UpdatePlan {
+  const skip: UpdatePlan['skip'] = {};
+  for (const id of Object.keys(plan.urls) as SourceId[]) if (id !== 'rpki') skip[id] = 'not in the RPKI refresh';
+  return { ...plan, skip };
 }

@@ -1,4 +1,6 @@
 import { Reader } from 'maxmind';
+import { encodeVrps } from '../../rpki/vrp-file.ts';
+import { parseVrpJson } from '../../rpki/vrp-json.ts';
 import type { InstalledSource } from '../data/data-files.ts';
 import { type FeedParse, parseAsnList, parseCidrList, parseTorExitList } from '../data/feeds.ts';
 import { createLocationReader, createNetworkReader } from '../data/geo.ts';
@@ -100,6 +102,44 @@ export function verifyFeed(
   }
   refuseShrinking(entries.length, previous, 'entries');
   return { size: entries.length };
+}
+
+/** The real set has about 800,000 VRPs (+23% a year); ten times that is a broken export. */
+export const MAX_VRPS = 8_000_000;
+
+/**
+ * A VRP export is installed only if it is complete JSON in the shared form (an HTML page or a cut
+ * download fails to parse), has at least one VRP and at most MAX_VRPS, at most 1% entries that are
+ * not VRPs, was not generated in the future, and is not much smaller than the set it replaces.
+ * What is installed is the compiled set (src/rpki/vrp-file.ts), never the JSON.
+ */
+export function verifyVrps(text: string, now: Date, previous?: InstalledSource): Verified & { compiled: Buffer } {
+  let parsed: ReturnType<typeof parseVrpJson>;
+  try {
+    parsed = parseVrpJson(text);
+  } catch (error) {
+    throw new UpdateError((error as Error).message);
+  }
+  const { entries, malformed, generatedAt } = parsed;
+  if (entries.length === 0)
+    throw new UpdateError(`no VRPs${malformed.length ? ` (${malformed.length} malformed)` : ''}`);
+  if (entries.length > MAX_VRPS)
+    throw new UpdateError(`${entries.length} VRPs, more than the ${MAX_VRPS} a set may have`);
+  if (malformed.length > Math.max(1, entries.length / 100)) {
+    const first = malformed[0];
+    throw new UpdateError(
+      `${malformed.length} of ${entries.length + malformed.length} entries are not VRPs, e.g. entry ${first?.index}: ${first?.reason}`,
+    );
+  }
+  if (generatedAt > now.getTime() + 86_400_000) {
+    throw new UpdateError(`the set claims to be generated in the future (${new Date(generatedAt).toISOString()})`);
+  }
+  refuseShrinking(entries.length, previous, 'VRPs');
+  return {
+    size: entries.length,
+    ...(Number.isNaN(generatedAt) ? {} : { builtAt: new Date(generatedAt).toISOString() }),
+    compiled: encodeVrps(entries, generatedAt),
+  };
 }
 
 function refuseShrinking(size: number, previous: InstalledSource | undefined, unit: string): void {

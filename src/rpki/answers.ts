@@ -1,0 +1,77 @@
+import { type Cidr, formatCidr, parseCidr } from '../net/cidr.ts';
+import type { IpAddress } from '../net/ip-address.ts';
+import { type RouteValidity, validateRoute } from './validity.ts';
+import type { Vrp, VrpSet } from './vrp-set.ts';
+
+export interface NetworkRpki {
+  status: RouteValidity['state'];
+  reason?: 'asn' | 'length';
+  vrps: { prefix: string; maxLength: number; asn: string }[];
+}
+
+const asnText = (asn: number) => `AS${asn}`;
+
+/** `network.rpki` of /json: the ASN data's route through `address` (e.g. `1.1.1.0/24`) as originated by `asn`. */
+export function networkRpki(set: VrpSet, address: IpAddress, route: string, asn: number): NetworkRpki {
+  const validity = validateRoute(set, address, Number(route.slice(route.indexOf('/') + 1)), asn);
+  const answer: NetworkRpki = {
+    status: validity.state,
+    vrps: validity.covering.map((vrp) => ({ prefix: vrp.prefix, maxLength: vrp.maxLength, asn: asnText(vrp.asn) })),
+  };
+  if (validity.reason !== undefined) answer.reason = validity.reason === 'as' ? 'asn' : 'length';
+  return answer;
+}
+
+// The RIPE NCC validator's sentences, which Routinator answers with.
+const DESCRIPTIONS = {
+  valid: 'At least one VRP Matches the Route Prefix',
+  as: 'At least one VRP Covers the Route Prefix, but no VRP ASN matches the route origin ASN',
+  length:
+    'At least one VRP Covers the Route Prefix, but the Route Prefix length is greater than the maximum length allowed by VRP(s) matching this route origin ASN',
+  'not-found': 'No VRP Covers the Route Prefix',
+} as const;
+
+const routinatorVrp = (vrp: Vrp) => ({ asn: asnText(vrp.asn), prefix: vrp.prefix, max_length: String(vrp.maxLength) });
+
+/** GET /api/v1/rpki: Routinator's validity API answer for `prefix` originated by `asn`. */
+export function validityAnswer(set: VrpSet, prefix: Cidr, asn: number) {
+  const address: IpAddress =
+    prefix.version === 4 ? { version: 4, value: prefix.first } : { version: 6, value: prefix.first };
+  const validity = validateRoute(set, address, prefix.prefixLength, asn);
+  return {
+    validated_route: {
+      route: { origin_asn: asnText(asn), prefix: formatCidr(prefix) },
+      validity: {
+        state: validity.state,
+        ...(validity.reason === undefined ? {} : { reason: validity.reason }),
+        description:
+          validity.state === 'invalid' ? DESCRIPTIONS[validity.reason ?? 'as'] : DESCRIPTIONS[validity.state],
+        VRPs: {
+          matched: validity.matched.map(routinatorVrp),
+          unmatched_as: validity.unmatchedAs.map(routinatorVrp),
+          unmatched_length: validity.unmatchedLength.map(routinatorVrp),
+        },
+      },
+    },
+    ...(Number.isNaN(set.generatedAt)
+      ? {}
+      : { generatedTime: new Date(set.generatedAt).toISOString().replace(/\.000Z$/, 'Z') }),
+  };
+}
+
+/** /api/v1/asn/{asn}'s `rpki`: each prefix of the AS validated as originated by it. */
+export function asnRpki(set: VrpSet, prefixes: readonly string[], asn: number) {
+  const summary = { valid: 0, invalid: 0, notFound: 0 };
+  const statuses = prefixes.map((prefix) => {
+    const parsed = parseCidr(prefix);
+    if (!parsed.ok) throw new Error(`the ASN index holds ${prefix}, not a CIDR`);
+    const address: IpAddress =
+      parsed.cidr.version === 4 ? { version: 4, value: parsed.cidr.first } : { version: 6, value: parsed.cidr.first };
+    const validity = validateRoute(set, address, parsed.cidr.prefixLength, asn);
+    if (validity.state === 'not-found') summary.notFound++;
+    else summary[validity.state]++;
+    const reason = validity.reason === undefined ? {} : { reason: validity.reason === 'as' ? 'asn' : 'length' };
+    return { prefix, status: validity.state, ...reason };
+  });
+  return { summary, prefixes: statuses };
+}

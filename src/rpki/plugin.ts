@@ -1,0 +1,26 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { apiErrors } from '../http/errors.ts';
+import { MAX_ASN, parseAsn } from '../net/asn.ts';
+import { parseCidr } from '../net/cidr.ts';
+import { validityAnswer } from './answers.ts';
+import { RPKI_ASN_HINT, RPKI_PREFIX_HINT, rpkiRouteSchema } from './schema.ts';
+import type { VrpSet } from './vrp-set.ts';
+
+export interface RpkiPluginOptions {
+  /** The VRP set of the current IP data snapshot (undefined: none loaded). */
+  vrps: () => VrpSet | undefined | Promise<VrpSet | undefined>;
+}
+
+/** GET /api/v1/rpki. */
+export const rpkiPlugin: FastifyPluginAsyncTypebox<RpkiPluginOptions> = async (app, { vrps }) => {
+  app.get('/api/v1/rpki', { schema: rpkiRouteSchema }, async (request) => {
+    const { prefix, asn } = request.query;
+    const parsed = prefix.includes('/') ? parseCidr(prefix) : { ok: false as const, reason: 'no prefix length' };
+    if (!parsed.ok) throw apiErrors.invalidParameter('prefix', `${RPKI_PREFIX_HINT} (${parsed.reason})`);
+    const origin = parseAsn(asn);
+    if (origin === null) throw apiErrors.invalidParameter('asn', `${RPKI_ASN_HINT}, from 0 to ${MAX_ASN}`);
+    const set = await vrps();
+    if (set === undefined) throw apiErrors.rpkiDataUnavailable();
+    return validityAnswer(set, parsed.cidr, origin);
+  });
+};
