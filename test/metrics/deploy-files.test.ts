@@ -27,7 +27,13 @@ test('the alert rules use only exported metric names: 5xx, upstream errors, stal
   const rules = readFileSync(new URL('../../deploy/prometheus/alerts.yml', import.meta.url), 'utf8');
   const used = namesIn(rules);
   for (const name of used) assert.ok(exported.has(name), `${name} is not exported`);
-  for (const alert of ['NetinfoHigh5xxRate', 'NetinfoUpstreamErrors', 'NetinfoDataStale', 'NetinfoRpkiStale', 'NetinfoRedisFallback']) {
+  for (const alert of [
+    'NetinfoHigh5xxRate',
+    'NetinfoUpstreamErrors',
+    'NetinfoDataStale',
+    'NetinfoRpkiStale',
+    'NetinfoRedisFallback',
+  ]) {
     assert.match(rules, new RegExp(`alert: ${alert}\\n`));
   }
   assert.match(rules, /netinfo_data_age_seconds\) > 7 \* 86400/);
