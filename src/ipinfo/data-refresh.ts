@@ -34,13 +34,13 @@ export function scheduleDataRefresh(
   /** Told of each source the update asked for (netinfo_upstream_*{upstream="data_download"}). */
   onDownload: (outcome: DownloadOutcome, seconds: number) => void = () => {},
 ): NodeJS.Timeout | undefined {
-  const periodMs = config.dataRefreshHours > 0 ? config.dataRefreshHours * 3_600_000 : Number.POSITIVE_INFINITY;
+  const periodMs = config.dataRefreshHours * 3_600_000;
   const plan = updatePlanFromConfig(config);
   const fetched = (Object.keys(plan.urls) as (keyof typeof plan.urls)[]).filter(
     (id) => plan.urls[id] !== null && plan.skip[id] === undefined,
   );
   const rpkiPeriodMs = plan.urls.rpki === null ? 0 : config.rpkiRefreshMinutes * 60_000;
-  if (fetched.length === 0 || (periodMs === Number.POSITIVE_INFINITY && rpkiPeriodMs === 0)) {
+  if (fetched.length === 0) {
     app.log.info('IP data refresh off: every source is off or supplied by the operator');
     return undefined;
   }
@@ -51,9 +51,7 @@ export function scheduleDataRefresh(
   // rather than every DATA_REFRESH_HOURS.
   let nothingDownloaded = true;
   const manifestPath = ipDataPaths(config.dataDir).manifest;
-  const due = () =>
-    periodMs !== Number.POSITIVE_INFINITY &&
-    (!(lastRunAt > Date.now() - periodMs) || (nothingDownloaded && !(lastRunAt > Date.now() - RETRY_MS)));
+  const due = () => !(lastRunAt > Date.now() - periodMs) || (nothingDownloaded && !(lastRunAt > Date.now() - RETRY_MS));
   const rpkiDue = () => rpkiPeriodMs > 0 && !(lastRpkiAt > Date.now() - rpkiPeriodMs);
   const refresh = async (reason: string, rpkiOnly = false) => {
     if (running) return;
@@ -93,7 +91,7 @@ export function scheduleDataRefresh(
     lastRunAt = Date.parse(manifest.updatedAt);
     lastRpkiAt = Date.parse(manifest.sources.rpki?.installedAt ?? '');
     nothingDownloaded = Object.keys(manifest.sources).length === 0;
-    if (periodMs !== Number.POSITIVE_INFINITY && nothingDownloaded) void refresh('no data downloaded yet');
+    if (nothingDownloaded) void refresh('no data downloaded yet');
     else if (due()) void refresh('the last update is older than DATA_REFRESH_HOURS');
     else if (rpkiDue()) void refresh('the VRP set is older than RPKI_REFRESH_MINUTES', true);
   });

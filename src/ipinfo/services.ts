@@ -81,8 +81,7 @@ export function createIpInfoServices(
   let refresh: NodeJS.Timeout | undefined;
   app.addHook('onListen', async () => {
     void store.loaded().catch(() => {});
-    if (config.dataRefreshHours > 0 || config.rpkiRefreshMinutes > 0)
-      refresh = scheduleDataRefresh(app, config, store, deps.onDataDownload);
+    if (config.dataRefreshHours > 0) refresh = scheduleDataRefresh(app, config, store, deps.onDataDownload);
   });
   app.addHook('onClose', async () => {
     if (refresh !== undefined) clearInterval(refresh);

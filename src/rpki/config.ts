@@ -37,7 +37,7 @@ export const rpkiConfigVariables = {
     name: 'RPKI_REFRESH_MINUTES',
     defaultText: '30',
     description:
-      'How often the service fetches the VRP set (or reads `RPKI_VRP_FILE`) and swaps it in without a restart; validators publish a new set every few minutes to an hour. 0: only with the other data (`DATA_REFRESH_HOURS`, `npm run data:update`).',
+      'How often the service fetches the VRP set (or reads `RPKI_VRP_FILE`) between its daily data refreshes, and swaps it in without a restart; validators publish a new set every few minutes to an hour. 0: only with the other data (`DATA_REFRESH_HOURS`, `npm run data:update`). `DATA_REFRESH_HOURS=0` turns both off.',
     parse: integerIn(0, 1440, 30),
   },
 } satisfies Record<string, ConfigVariable<unknown>>;

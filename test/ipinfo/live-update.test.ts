@@ -14,6 +14,7 @@ import { createIpDataStoreFromConfig } from '../../src/ipinfo/services.ts';
 import { runDataUpdate } from '../../src/ipinfo/updater/run-update.ts';
 import type { UpdatePlan } from '../../src/ipinfo/updater/update-plan.ts';
 import { buildTestApp } from '../support/app.ts';
+import { startLiveDataApp } from '../support/live-data-app.ts';
 import { type LocalHttpServer, startLocalHttpServer } from '../support/local-http-server.ts';
 import { feedDir, feedSkip, mmdb } from '../support/mmdb-fixtures.ts';
 
@@ -40,19 +41,11 @@ describe('new data is swapped into the running service, whole', { skip, timeout:
     mkdirSync('.tmp', { recursive: true });
     dataDir = mkdtempSync(path.resolve('.tmp', 'live-'));
     server = await startLocalHttpServer();
-    // The embedded caches are shared with the other tests, so this one does not rebuild them.
-    store = createIpDataStoreFromConfig(loadConfig({ ...env(), DNS_SERVERS: '127.0.0.1:9' }), quiet, {
-      watchIntervalMs: 20,
-      embeddedCacheDir: path.resolve('.tmp/test-data/ipinfo/embedded'),
-    });
-    app = await buildTestApp(env(), { ipData: store });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    ({ app, store, base } = await startLiveDataApp(env()));
   });
   after(async () => {
     // Each guarded: a before() that failed half-way must not leave a server keeping the process up.
     await server?.close();
-    store?.close();
     await app?.close();
     rmSync(dataDir, { recursive: true, force: true });
   });

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,8 +11,8 @@ import type { IpDataStore } from '../../src/ipinfo/data/ip-data-store.ts';
 import { createIpDataStoreFromConfig } from '../../src/ipinfo/services.ts';
 import { runDataUpdate } from '../../src/ipinfo/updater/run-update.ts';
 import { rpkiOnlyPlan, type UpdatePlan, updatePlanFromConfig } from '../../src/ipinfo/updater/update-plan.ts';
-import { buildTestApp } from '../support/app.ts';
 import { freePort } from '../support/free-port.ts';
+import { startLiveDataApp } from '../support/live-data-app.ts';
 import { type LocalHttpServer, startLocalHttpServer } from '../support/local-http-server.ts';
 
 const quiet = { info() {}, warn() {}, error() {} };
@@ -87,17 +86,10 @@ describe('the RPKI VRP set: fetched, verified, installed, swapped in without a r
     dataDir = mkdtempSync(path.resolve('.tmp', 'rpki-'));
     server = await startLocalHttpServer();
     metricsPort = await freePort();
-    store = createIpDataStoreFromConfig(loadConfig({ ...env(), DNS_SERVERS: '127.0.0.1:9' }), quiet, {
-      watchIntervalMs: 20,
-      embeddedCacheDir: path.resolve('.tmp/test-data/ipinfo/embedded'),
-    });
-    app = await buildTestApp(env(), { ipData: store });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    ({ app, store, base } = await startLiveDataApp(env()));
   });
   after(async () => {
     await server?.close();
-    store?.close();
     await app?.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
