@@ -254,6 +254,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     now,
   });
   const ipInfo = createIpInfoServices(app, config, {
+    abuse,
     resolver,
     store: deps.ipData,
     onAnswerCache: (hit) => metrics.cache('json', hit),

@@ -267,10 +267,60 @@ describe('GET /api/v1/abuse', () => {
     assert.equal((await slow).status, 502);
   });
 
+  it('/json asks only when fields names network.abuse or a child of it', async () => {
+    for (const url of [
+      '/api/v1/json/8.8.4.4',
+      '/api/v1/json/8.8.4.4?fields=network',
+      '/api/v1/json/8.8.4.4?fields=ip',
+    ]) {
+      assert.equal((await app.inject({ url })).statusCode, 200, url);
+    }
+    assert.equal(asked('/registry/ip/8.8.4.4'), 0, 'a plain answer and fields=network ask nobody');
+    const picked = await app.inject({ url: '/api/v1/json/8.8.4.4?fields=ip,network.abuse.email' });
+    assert.equal(picked.statusCode, 200);
+    assert.deepEqual(picked.json(), { ip: '8.8.4.4', network: { abuse: { email: 'network-abuse@google.com' } } });
+    assert.equal(asked('/registry/ip/8.8.4.4'), 1);
+    const whole = (await app.inject({ url: '/api/v1/json/8.8.4.4?fields=network.abuse' })).json();
+    assert.equal(whole.network.abuse.registry, 'ARIN');
+    assert.equal(asked('/registry/ip/8.8.4.4'), 1, 'from the cache');
+    // Nothing to ask about a private address, and nothing found is an absent field, not an error.
+    assert.deepEqual((await app.inject({ url: '/api/v1/json/10.0.0.1?fields=network.abuse' })).json(), {});
+    assert.deepEqual((await app.inject({ url: '/api/v1/json/41.1.1.1?fields=network.abuse.email' })).json(), {});
+    const failed = await app.inject({ url: '/api/v1/json/177.1.1.1?fields=ip,network.abuse' });
+    assert.equal(failed.statusCode, 502);
+    assert.match(failed.json().error, /LACNIC's RDAP server failed/);
+    const caller = await app.inject({
+      url: '/api/v1/json?fields=network.abuse.handle',
+      remoteAddress: '193.0.6.139',
+    });
+    assert.deepEqual(caller.json(), { network: { abuse: { handle: 'OPS4-RIPE' } } });
+  });
+
+  it('a batch refuses network.abuse in fields with a 400, asking nobody', async () => {
+    const before = http.requests.length;
+    for (const fields of ['ip,network.abuse', 'network.abuse.email']) {
+      const response = await app.inject({
+        method: 'POST',
+        url: `/api/v1/batch?fields=${fields}`,
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify(['8.8.8.8', '9.9.9.9']),
+      });
+      assert.equal(response.statusCode, 400, fields);
+      assert.match(response.json().error, /network\.abuse.* is not answered in a batch/, fields);
+    }
+    assert.equal(http.requests.length, before);
+  });
+
   it('is described in the OpenAPI document, with every status it answers', async () => {
     const document = (await app.inject({ url: '/api/v1/openapi.json' })).json();
     const operation = document.paths['/api/v1/abuse'].get;
     assert.equal(operation.operationId, 'getAbuseContact');
     for (const status of ['200', '400', '404', '429', '502']) assert.ok(operation.responses[status], status);
+    for (const path of ['/api/v1/json', '/api/v1/json/{ip}'])
+      assert.ok(document.paths[path].get.responses['502'], path);
+    const json = document.paths['/api/v1/json/{ip}'].get.responses['200'].content['application/json'].schema;
+    const field = json.properties.network.properties.abuse;
+    assert.deepEqual(Object.keys(field.properties), ['email', 'name', 'handle', 'registry', 'source', 'network']);
+    assert.match(field.description, /Only when `fields` names `network.abuse`/);
   });
 });
