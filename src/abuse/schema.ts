@@ -47,20 +47,19 @@ const AbuseAnswer = Type.Object(
   { additionalProperties: false },
 );
 
-/** How a contact is found: said once, for both the route and `network.abuse`. */
-export const ABUSE_LOOKUP_DESCRIPTION = `The RDAP server IANA's bootstrap registry names for the address (the same data
+const DESCRIPTION = `Whom to write to about abuse from an address: the abuse contact its registry publishes over RDAP.
+Also \`network.abuse\` of /api/v1/json and /api/v1/json/{ip}, found, cached and capped in flight the same way.
+
+The RDAP server IANA's bootstrap registry names for the address (the same data
 and the same requests as /api/v1/whois: RDAP_BOOTSTRAP_URL, WHOIS_TIMEOUT_MS per request, ports 443 and 80, each
 host through the service's resolver and refused when private unless ALLOW_PRIVATE_TARGETS opens it, redirects
 followed under the same rules) is asked \`ip/<address>\`. The contact is the entity with role \`abuse\` and an
 e-mail address in its vCard, looked for among the network's entities and then those nested in them (ARIN nests it
 in the organisation; RIPE NCC and APNIC put it at the top, APNIC as an IRT object). A network without one leads
 to its parent (the RFC 9083 link with \`rel: "up"\`, else \`parentHandle\` when it is a range or a prefix), at most
-${MAX_PARENT_LEVELS} parents up. Kept ABUSE_CACHE_HOURS per address (in the process, or in Redis with REDIS_URL).`;
-
-const DESCRIPTION = `Whom to write to about abuse from an address: the abuse contact its registry publishes over RDAP.
-
-${ABUSE_LOOKUP_DESCRIPTION} The answer found, and the registry's answer that there is none, are cached; a failure is not.
-Identical lookups running at the same time share one walk.
+${MAX_PARENT_LEVELS} parents up. The contact found, and the registry's answer that there is none, are kept
+ABUSE_CACHE_HOURS per address (in the process, or in Redis with REDIS_URL); a failure is not. Identical lookups
+running at the same time share one walk.
 
 **Errors.** 400: \`ip\` is not an IP address, or it is in a special-purpose range (private, loopback, documentation,
 6to4, ...: no regional registry holds it). 404: the registry has no network holding the address, or neither its

@@ -54,6 +54,7 @@ describe('GET /api/v1/abuse', () => {
     http = await startFakeHttpServer((requestPath) => {
       switch (requestPath) {
         case '/ip/193.0.6.139':
+        case '/ip/2001:67c:2e8:22::c100:68b':
         case '/ip/194.0.0.1':
           return served('ripe-top-level');
         case '/registry/ip/8.8.8.8':
@@ -98,7 +99,7 @@ describe('GET /api/v1/abuse', () => {
           [['41.0.0.0/8'], [base('rdap.afrinic.net', '/rdap/')]],
         ],
       },
-      ipv6: { services: [] },
+      ipv6: { services: [[['2001:600::/23'], [base('rdap.db.ripe.net')]]] },
     };
     app = await buildTestApp(
       {
@@ -139,6 +140,10 @@ describe('GET /api/v1/abuse', () => {
       queried_at: '2026-11-28T12:00:00Z',
       cached: false,
     });
+    const ipv6 = await abuse('2001:67C:2E8:22::C100:68B');
+    assert.equal(ipv6.status, 200);
+    assert.equal(ipv6.body.ip, '2001:67c:2e8:22::c100:68b');
+    assert.equal(ipv6.body.source, `${base('rdap.db.ripe.net')}ip/2001:67c:2e8:22::c100:68b`);
     const request = http.requests.find((one) => one.path === '/ip/193.0.6.139');
     assert.equal(request?.host, `rdap.db.ripe.net:${http.port}`);
     assert.match(request?.accept ?? '', /application\/rdap\+json/);
