@@ -1,13 +1,7 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import net, { type AddressInfo } from 'node:net';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { formatServer } from '../../src/dns/servers.ts';
-import type { BootstrapSnapshot } from '../../src/whois/rdap/bootstrap.ts';
 import { buildTestApp, manualClock } from '../support/app.ts';
-import { type FakeDnsServer, recordsHandler, startFakeDnsServer } from '../support/fake-dns-server.ts';
-import { type FakeHttpReply, type FakeHttpServer, startFakeHttpServer } from '../support/fake-http-server.ts';
+import { type FakeRegistries, startFakeRegistries } from './fake-registries.ts';
 
 /**
  * GET /api/v1/abuse and /json's network.abuse end to end: the real app, its resolver asking a fake
@@ -16,109 +10,20 @@ import { type FakeHttpReply, type FakeHttpServer, startFakeHttpServer } from '..
  * redirect names and the service must never connect to.
  */
 
-const FIXTURES = path.resolve(import.meta.dirname, '..', 'fixtures', 'abuse');
-const REGISTRY_HOSTS = ['rdap.db.ripe.net', 'rdap.arin.net', 'rdap.apnic.net', 'rdap.lacnic.net', 'rdap.afrinic.net'];
-
 describe('GET /api/v1/abuse', () => {
-  let dns: FakeDnsServer;
-  let http: FakeHttpServer;
-  let elsewhere: net.Server;
-  let elsewhereConnections = 0;
+  let fakes: FakeRegistries;
   let app: Awaited<ReturnType<typeof buildTestApp>>;
   const clock = manualClock('2026-11-28T12:00:00Z');
-  const base = (host: string, prefix = '/') => `http://${host}:${http.port}${prefix}`;
-  // The fixtures' links name the registries' real HTTPS servers: here they lead to the fake.
-  const served = (scenario: string): FakeHttpReply => {
-    let body = readFileSync(path.join(FIXTURES, `${scenario}.json`), 'utf8');
-    for (const host of REGISTRY_HOSTS) body = body.replaceAll(`https://${host}/`, base(host));
-    return { body: JSON.parse(body) };
-  };
-  const asked = (requestPath: string) => http.requests.filter((request) => request.path === requestPath).length;
+  const base = (host: string, prefix?: string) => fakes.base(host, prefix);
+  const asked = (requestPath: string) => fakes.asked(requestPath);
 
   before(async () => {
-    elsewhere = net.createServer((socket) => {
-      elsewhereConnections++;
-      socket.destroy();
-    });
-    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.2', resolve));
-    const elsewherePort = (elsewhere.address() as AddressInfo).port;
-    dns = await startFakeDnsServer(
-      recordsHandler(
-        [
-          ...REGISTRY_HOSTS.map((name) => ({ type: 'A' as const, name, ttl: 300, data: '127.0.0.1' })),
-          { type: 'A', name: 'rdap.elsewhere.test', ttl: 300, data: '127.0.0.2' },
-        ],
-        'net',
-      ),
-    );
-    http = await startFakeHttpServer((requestPath) => {
-      switch (requestPath) {
-        case '/ip/193.0.6.139':
-        case '/ip/2001:67c:2e8:22::c100:68b':
-        case '/ip/194.0.0.1':
-          return served('ripe-top-level');
-        case '/registry/ip/8.8.8.8':
-        case '/registry/ip/8.8.4.4':
-          return served('arin-nested');
-        case '/registry/ip/12.34.56.78':
-          return served('arin-reassigned-no-abuse');
-        case '/registry/ip/12.0.0.0/8':
-          return served('arin-parent');
-        // ARIN answers for RIPE space by redirecting to RIPE's server.
-        case '/registry/ip/194.0.0.1':
-          return { status: 301, headers: { location: `${base('rdap.db.ripe.net')}ip/194.0.0.1` } };
-        case '/registry/ip/9.9.9.9':
-          return { status: 302, headers: { location: `http://rdap.elsewhere.test:${elsewherePort}/ip/9.9.9.9` } };
-        case '/ip/1.1.1.1':
-          return served('apnic-irt');
-        case '/rdap/ip/177.1.1.1':
-          return { status: 500, body: 'Internal Server Error' };
-        case '/rdap/ip/41.1.1.1':
-          return served('afrinic-no-abuse');
-        case '/rdap/ip/41.2.2.2':
-          return { ...served('afrinic-no-abuse'), delayMs: 1500 };
-        case '/rdap/ip/41.3.3.3':
-          return {
-            body: '<html><body>Service temporarily unavailable</body></html>',
-            headers: { 'content-type': 'text/html' },
-          };
-        default:
-          return { status: 404, body: { errorCode: 404, title: 'Not Found' } };
-      }
-    });
-    const snapshot: BootstrapSnapshot = {
-      source: 'test',
-      retrieved: '2026-11-01T00:00:00Z',
-      dns: { services: [] },
-      ipv4: {
-        services: [
-          [['193.0.0.0/8'], [base('rdap.db.ripe.net')]],
-          [['8.0.0.0/8', '9.0.0.0/8', '12.0.0.0/8', '194.0.0.0/8'], [base('rdap.arin.net', '/registry/')]],
-          [['1.0.0.0/8'], [base('rdap.apnic.net')]],
-          [['177.0.0.0/8'], [base('rdap.lacnic.net', '/rdap/')]],
-          [['41.0.0.0/8'], [base('rdap.afrinic.net', '/rdap/')]],
-        ],
-      },
-      ipv6: { services: [[['2001:600::/23'], [base('rdap.db.ripe.net')]]] },
-    };
-    app = await buildTestApp(
-      {
-        DNS_SERVERS: formatServer(dns.server),
-        // Loopback is refused by default; the fakes' address is opened, and nothing else: 127.0.0.2
-        // stays refused as under the default policy.
-        ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
-        RDAP_BOOTSTRAP_URL: 'off',
-        WHOIS_TIMEOUT_MS: '500',
-        ABUSE_MAX_IN_FLIGHT_PER_CLIENT: '1',
-      },
-      { rdapPorts: [http.port, elsewherePort], rdapBootstrap: snapshot, now: clock.now },
-    );
+    fakes = await startFakeRegistries();
+    app = await buildTestApp({ ...fakes.env, ABUSE_MAX_IN_FLIGHT_PER_CLIENT: '1' }, { ...fakes.deps, now: clock.now });
   });
   after(async () => {
     await app?.close();
-    await http?.close();
-    await dns?.close();
-    await new Promise((resolve) => elsewhere?.close(resolve));
+    await fakes?.close();
   });
 
   const abuse = async (ip: string) => {
@@ -144,8 +49,8 @@ describe('GET /api/v1/abuse', () => {
     assert.equal(ipv6.status, 200);
     assert.equal(ipv6.body.ip, '2001:67c:2e8:22::c100:68b');
     assert.equal(ipv6.body.source, `${base('rdap.db.ripe.net')}ip/2001:67c:2e8:22::c100:68b`);
-    const request = http.requests.find((one) => one.path === '/ip/193.0.6.139');
-    assert.equal(request?.host, `rdap.db.ripe.net:${http.port}`);
+    const request = fakes.http.requests.find((one) => one.path === '/ip/193.0.6.139');
+    assert.equal(request?.host, `rdap.db.ripe.net:${fakes.http.port}`);
     assert.match(request?.accept ?? '', /application\/rdap\+json/);
   });
 
@@ -182,7 +87,10 @@ describe('GET /api/v1/abuse', () => {
     assert.equal(status, 200);
     assert.equal(body.registry, 'RIPE NCC');
     assert.equal(body.source, `${base('rdap.db.ripe.net')}ip/194.0.0.1`);
-    assert.equal(http.requests.find((one) => one.path === '/ip/194.0.0.1')?.host, `rdap.db.ripe.net:${http.port}`);
+    assert.equal(
+      fakes.http.requests.find((one) => one.path === '/ip/194.0.0.1')?.host,
+      `rdap.db.ripe.net:${fakes.http.port}`,
+    );
   });
 
   it('answers 404 naming the registry and the network when no abuse entity is anywhere up the chain', async () => {
@@ -227,7 +135,7 @@ describe('GET /api/v1/abuse', () => {
       body.error,
       /^Abuse contact of 9\.9\.9\.9: ARIN's RDAP server failed: http:\/\/rdap\.arin\.net:\d+\/registry\/ip\/9\.9\.9\.9: redirected to http:\/\/rdap\.elsewhere\.test:\d+\/ip\/9\.9\.9\.9: .*127\.0\.0\.2.*loopback/,
     );
-    assert.equal(elsewhereConnections, 0);
+    assert.equal(fakes.elsewhereConnections(), 0);
   });
 
   it('serves a repeat from the cache for ABUSE_CACHE_HOURS, asking nobody; a failure is not cached', async () => {
@@ -302,7 +210,7 @@ describe('GET /api/v1/abuse', () => {
   });
 
   it('a batch refuses network.abuse in fields with a 400, asking nobody', async () => {
-    const before = http.requests.length;
+    const before = fakes.http.requests.length;
     for (const fields of ['ip,network.abuse', 'network.abuse.email']) {
       const response = await app.inject({
         method: 'POST',
@@ -313,7 +221,7 @@ describe('GET /api/v1/abuse', () => {
       assert.equal(response.statusCode, 400, fields);
       assert.match(response.json().error, /network\.abuse.* is not answered in a batch/, fields);
     }
-    assert.equal(http.requests.length, before);
+    assert.equal(fakes.http.requests.length, before);
   });
 
   it('is described in the OpenAPI document, with every status it answers', async () => {
