@@ -1,5 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
+import { ABUSE_CACHE_ENTRIES, ABUSE_TOOL } from './abuse/config.ts';
+import { abusePlugin } from './abuse/plugin.ts';
+import { type AbuseFinding, abuseTimeLimitMs, createAbuseService } from './abuse/service.ts';
 import { isSecureRequest, requestFacts } from './accounts/account-http.ts';
 import { ACCOUNT_PREFIX } from './accounts/account-paths.ts';
 import { createAccounts } from './accounts/accounts.ts';
@@ -78,8 +81,9 @@ import { SSL_TOOL } from './tls/tool.ts';
 import { DASHBOARD_PATH, dashboardPlugin } from './web/dashboard-plugin.ts';
 import { createAssetStore } from './web/site/assets.ts';
 import { registerSite } from './web/site/routes.ts';
-import { buildWhoisService } from './whois/build.ts';
+import { buildRdapAccess, buildWhoisService } from './whois/build.ts';
 import { whoisPlugin } from './whois/plugin.ts';
+import type { BootstrapSnapshot } from './whois/rdap/bootstrap.ts';
 import type { WhoisResult } from './whois/service.ts';
 import { WHOIS_TOOL, whoisTimeLimitMs } from './whois/tool.ts';
 
@@ -106,6 +110,8 @@ export interface AppDeps {
   whoisReferralPort?: number;
   /** Ports RDAP URLs may name (443 and 80); tests run their fake RDAP servers on another. */
   rdapPorts?: readonly number[];
+  /** IANA's RDAP bootstrap data to start from (default: the shipped snapshot); tests name their fake servers. */
+  rdapBootstrap?: BootstrapSnapshot;
   /** Monitors and their history (default: beside the accounts, in DATABASE_URL). */
   monitorRepository?: MonitorRepository;
   /** The soft open-files limit the in-flight caps are fitted under (default: /proc/self/limits; null: none known). */
@@ -223,11 +229,34 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
         maxPerClient: config.portCheckMaxInFlightPerClient,
         socketsPerCall: PORT_CHECK_TOOL.socketsPerCall,
       },
+      abuse: {
+        maxInFlight: config.abuseMaxInFlight,
+        maxPerClient: config.abuseMaxInFlightPerClient,
+        socketsPerCall: ABUSE_TOOL.socketsPerCall,
+      },
     },
     { openFilesLimit: deps.openFilesLimit, fdReserve: config.fdReserve, now, log: app.log, slots: createStreamSlots },
   );
 
+  // One RDAP bootstrap store and one policy-checked GET for /whois and the abuse contacts.
+  const rdap = buildRdapAccess(config, {
+    resolver,
+    now,
+    log: app.log,
+    onUpstream: (upstream, outcome, seconds) => metrics.upstream(upstream, outcome, seconds),
+    rdapPorts: deps.rdapPorts,
+    trustedCertificates: deps.trustedCertificates,
+    bootstrapSnapshot: deps.rdapBootstrap,
+  });
+  const abuse = createAbuseService({
+    rdap,
+    cache: shared.ttlCache<AbuseFinding>('abuse', ABUSE_CACHE_ENTRIES),
+    cacheSeconds: config.abuseCacheHours * 3600,
+    cap: inFlightCap('abuse', ABUSE_TOOL.calls, abuseTimeLimitMs(config.whoisTimeoutMs)),
+    now,
+  });
   const ipInfo = createIpInfoServices(app, config, {
+    abuse,
     resolver,
     store: deps.ipData,
     onAnswerCache: (hit) => metrics.cache('json', hit),
@@ -277,15 +306,14 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     whois: buildWhoisService(config, {
       resolver,
       now,
-      log: app.log,
+      rdap,
       cache: countedTtlCache(shared.ttlCache<WhoisResult>('whois', config.whoisCacheEntries), 'whois', metrics),
       onUpstream: (upstream, outcome, seconds) => metrics.upstream(upstream, outcome, seconds),
       referralPort: deps.whoisReferralPort,
-      rdapPorts: deps.rdapPorts,
-      trustedCertificates: deps.trustedCertificates,
     }),
     cap: inFlightCap('whois', WHOIS_TOOL.calls, whoisTimeLimitMs(config.whoisTimeoutMs)),
   });
+  app.register(abusePlugin, { abuse });
   app.register(mailPlugin, {
     checker: createMailChecker(resolver),
     cap: inFlightCap('mail', MAIL_TOOL.calls, MAIL_TOOL.timeLimitMs),

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { abuseConfigVariables } from './abuse/config.ts';
 import { accountsConfigVariables } from './accounts/config.ts';
 import { blacklistConfigVariables } from './blacklist/config.ts';
 import type { ConfigVariable } from './config-values.ts';
@@ -118,6 +119,7 @@ export const configVariables = {
   ...ipInfoConfigVariables,
   ...rpkiConfigVariables,
   ...whoisConfigVariables,
+  ...abuseConfigVariables,
   ...tlsConfigVariables,
   ...storageConfigVariables,
   ...accountsConfigVariables,

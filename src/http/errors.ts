@@ -46,6 +46,8 @@ export const apiErrors = {
         : `Invalid query parameter 'fields': no answer has ${unknown.map((name) => `'${name}'`).join(', ')}; valid names: ${valid.join(', ')}.`,
     ),
 
+  abuseContactNotFound: (message: string) => new ApiError(404, 'abuse_contact_not_found', message),
+
   unknownAsn: (asn: string) => new ApiError(404, 'asn_not_found', `The loaded ASN data has no prefixes of ${asn}.`),
 
   rpkiDataUnavailable: () =>

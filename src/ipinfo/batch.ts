@@ -12,10 +12,14 @@ import { fieldPaths, pickFields } from './fields.ts';
 import { parseIpParameter } from './ip-param.ts';
 import { MAX_BATCH_ITEMS } from './schema.ts';
 
-/** Names `fields` accepts on a batch: those of either answer. */
-export const BATCH_FIELDS = new Set(fieldPaths(IpInfoBody, AsnBody));
-const ADDRESS_FIELDS = new Set(fieldPaths(IpInfoBody));
+/** Names `fields` accepts on a batch: those of either answer, but `network.abuse` (an RDAP lookup per address). */
+export const BATCH_FIELDS = new Set(fieldPaths(IpInfoBody, AsnBody).filter((name) => !isAbuseField(name)));
+const ADDRESS_FIELDS = new Set(fieldPaths(IpInfoBody).filter((name) => !isAbuseField(name)));
 const AS_FIELDS = new Set(fieldPaths(AsnBody));
+
+function isAbuseField(name: string): boolean {
+  return name === 'network.abuse' || name.startsWith('network.abuse.');
+}
 
 /**
  * The items of a batch body, or the catalogue's 400 saying which rule it breaks. Pure, so the rate

@@ -1,4 +1,6 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { parseAbuseAddress } from '../abuse/abuse-contact.ts';
+import { type AbuseContact, AbuseLookupError, type AbuseService } from '../abuse/service.ts';
 import { apiErrors } from '../http/errors.ts';
 import { CALLER_SPECIFIC_CACHE_CONTROL } from '../http/schemas.ts';
 import { type IpAnswer, type IpAnswers, type IpInfo, serializeIpInfo, snapshotOf } from './answers/ip-answers.ts';
@@ -17,7 +19,17 @@ const IP_FIELDS = new Set(IP_FIELD_NAMES);
 export function selectedFields(text: string | undefined, valid: ReadonlySet<string> = IP_FIELDS) {
   if (text === undefined) return undefined;
   const selection = parseFields(text, valid);
-  if (!selection.ok) throw apiErrors.unknownFields(selection.unknown, [...valid]);
+  if (!selection.ok) {
+    // Only the batch leaves out names /json has (network.abuse): it is told why, not that they do not exist.
+    const notInBatch = selection.unknown.filter((name) => IP_FIELDS.has(name));
+    if (notInBatch.length > 0) {
+      throw apiErrors.invalidParameter(
+        'fields',
+        `${notInBatch.join(', ')} ${notInBatch.length > 1 ? 'are' : 'is'} not answered in a batch (each address would be an RDAP lookup); ask /api/v1/json/{ip} or /api/v1/abuse`,
+      );
+    }
+    throw apiErrors.unknownFields(selection.unknown, [...valid]);
+  }
   return selection.paths;
 }
 
@@ -30,7 +42,7 @@ export type IpAnswerSender = (
 ) => Promise<FastifyReply>;
 
 /** What /api/v1/json and /api/v1/json/{ip} send (the text face's /json is ifconfig.co's object: src/text/). */
-export function createJsonSender(store: IpDataStore, answers: IpAnswers): IpAnswerSender {
+export function createJsonSender(store: IpDataStore, answers: IpAnswers, abuse?: AbuseService): IpAnswerSender {
   return answerAbout;
 
   // Plain async: the synchronous version saved 1.4% of main-thread instructions per /api/v1/json
@@ -45,15 +57,39 @@ export function createJsonSender(store: IpDataStore, answers: IpAnswers): IpAnsw
     creditData(reply, data);
     reply.header('cache-control', CALLER_SPECIFIC_CACHE_CONTROL);
     reply.type(JSON_TYPE);
-    const made = await answers.complete(ip, data);
-    return reply.send(bodyOf(made, mappedFrom, fields));
+    const asksAbuse = abuse !== undefined && fields?.some(([top, child]) => top === 'network' && child === 'abuse');
+    if (!asksAbuse) return reply.send(bodyOf(await answers.complete(ip, data), mappedFrom, fields, undefined));
+    const [made, contact] = await Promise.all([answers.complete(ip, data), networkAbuse(abuse, ip, reply.request)]);
+    return reply.send(bodyOf(made, mappedFrom, fields, contact));
   }
 }
 
-/** The cached JSON as it is, or the answer with `mappedFrom` and only the selected fields. */
-function bodyOf(made: IpAnswer, mappedFrom: string | undefined, fields: readonly string[][] | undefined): string {
+/** Undefined for an address no registry holds, or whose registry names no contact; a failure is the answer's 502. */
+async function networkAbuse(
+  abuse: AbuseService,
+  ip: string,
+  request: FastifyRequest,
+): Promise<AbuseContact | undefined> {
+  if (!parseAbuseAddress(ip).ok) return undefined;
+  try {
+    const finding = await abuse.lookup(ip, request);
+    return finding.found ? finding.contact : undefined;
+  } catch (error) {
+    throw error instanceof AbuseLookupError ? apiErrors.upstream(error.message) : error;
+  }
+}
+
+/** The cached JSON as it is, or the answer with `mappedFrom`, the abuse contact and only the selected fields. */
+function bodyOf(
+  made: IpAnswer,
+  mappedFrom: string | undefined,
+  fields: readonly string[][] | undefined,
+  abuse: AbuseContact | undefined,
+): string {
   if (mappedFrom === undefined && fields === undefined) return made.json;
   const answer: IpInfo = mappedFrom === undefined ? made.answer : { ...made.answer, mappedFrom };
+  if (fields === undefined) return serializeIpInfo(answer);
   // A selection may leave out what the schema requires, so it is not put through the schema's serializer.
-  return fields === undefined ? serializeIpInfo(answer) : JSON.stringify(pickFields(answer, fields));
+  const whole = abuse === undefined ? answer : { ...answer, network: { ...answer.network, abuse } };
+  return JSON.stringify(pickFields(whole, fields));
 }

@@ -104,6 +104,15 @@ export const jsonResponses = {
   ...commonErrorResponses,
 };
 
+/** /json and /json/{ip} alone: `network.abuse` asks a registry. */
+const jsonRouteResponses = {
+  ...jsonResponses,
+  502: {
+    ...commonErrorResponses[400],
+    description: "`fields` named `network.abuse` and the registry's RDAP server failed (the message names it).",
+  },
+};
+
 export const ipFamilyRouteSchema = {
   summary: 'Does the client connect over IPv4 or IPv6?',
   operationId: 'getIpFamily',
@@ -120,7 +129,7 @@ export const jsonRouteSchema = {
   operationId: 'getCallerIpInfo',
   tags: ['ip'],
   querystring: FieldsQuery,
-  response: jsonResponses,
+  response: jsonRouteResponses,
 };
 
 export const jsonIpRouteSchema = {
@@ -130,7 +139,7 @@ export const jsonIpRouteSchema = {
   tags: ['ip'],
   params: Type.Object({ ip: Type.String({ description: `The address: ${IP_PARAMETER_HINT}.` }) }),
   querystring: FieldsQuery,
-  response: jsonResponses,
+  response: jsonRouteResponses,
 };
 
 export const asnRouteSchema = {

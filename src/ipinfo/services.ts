@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { AbuseService } from '../abuse/service.ts';
 import type { Resolver } from '../dns/resolver.ts';
 import { createHostnameLookup, type HostnameLookup, queuedHostnameLookup } from './answers/hostname.ts';
 import { createIpAnswers, type IpAnswers } from './answers/ip-answers.ts';
@@ -71,6 +72,8 @@ export function createIpInfoServices(
   config: IpInfoConfig,
   deps: {
     resolver: Pick<Resolver, 'reverse'>;
+    /** Asked for `network.abuse` when `fields` names it; absent: never asked. */
+    abuse?: AbuseService;
     store?: IpDataStore | undefined;
     onAnswerCache?: (hit: boolean) => void;
     onDataDownload?: (outcome: DownloadOutcome, seconds: number) => void;
@@ -92,7 +95,7 @@ export function createIpInfoServices(
   return {
     store,
     answers,
-    sendJson: createJsonSender(store, answers),
+    sendJson: createJsonSender(store, answers, deps.abuse),
     batchHostnameLookup: queuedHostnameLookup(lookupHostname, BATCH_HOSTNAME_CONCURRENCY),
   };
 }

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { abuseContactObject } from '../../abuse/schema.ts';
 import { NetworkRpkiBody } from '../../rpki/schema.ts';
 
 /**
@@ -70,6 +71,11 @@ const Network = Type.Object(
       }),
     ),
     rpki: Type.Optional(NetworkRpkiBody),
+    abuse: Type.Optional(
+      abuseContactObject(
+        `Whom to write to about abuse from the address, as /api/v1/abuse answers it. Only when \`fields\` names \`network.abuse\` or one of its children (\`fields=ip,network.abuse.email\`): a registry is asked over RDAP, so a plain answer, \`fields=network\` and a batch ask nobody (a batch refuses the name with a 400). Omitted for special-purpose addresses and when the registry names no contact; an RDAP failure is a 502. How the contact is found and kept: /api/v1/abuse.`,
+      ),
+    ),
   },
   { additionalProperties: false, description: 'Who routes the address, per the ASN database.' },
 );
