@@ -1,5 +1,4 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { DestinationStream } from 'pino';
 import { ABUSE_CACHE_ENTRIES, ABUSE_TOOL } from './abuse/config.ts';
 import { abusePlugin } from './abuse/plugin.ts';
 import { type AbuseFinding, abuseTimeLimitMs, createAbuseService } from './abuse/service.ts';
@@ -8,12 +7,13 @@ import { ACCOUNT_PREFIX } from './accounts/account-paths.ts';
 import { createAccounts } from './accounts/accounts.ts';
 import { accountPlugin } from './accounts/plugin.ts';
 import { requestHost } from './accounts/session-cookie.ts';
+import type { AppDeps } from './app-deps.ts';
 import { createBlacklistChecker } from './blacklist/checker.ts';
 import { blacklistPlugin } from './blacklist/plugin.ts';
 import type { Config } from './config.ts';
 import { noDnsCache } from './dns/cache.ts';
 import { dnsPlugin } from './dns/plugin.ts';
-import { createResolver, type Resolver } from './dns/resolver.ts';
+import { createResolver } from './dns/resolver.ts';
 import { createSocketTransport } from './dns/transport.ts';
 import { healthPlugin } from './health/plugin.ts';
 import { createReadiness, type Readiness } from './health/readiness.ts';
@@ -32,14 +32,11 @@ import { createHttpChecker } from './httpcheck/checker.ts';
 import { httpCheckPlugin } from './httpcheck/plugin.ts';
 import { HTTP_CHECK_TOOL } from './httpcheck/tool.ts';
 import { snapshotOf } from './ipinfo/answers/ip-answers.ts';
-import type { IpDataStore } from './ipinfo/data/ip-data-store.ts';
 import { ipInfoPlugin } from './ipinfo/plugin.ts';
 import { createIpInfoServices } from './ipinfo/services.ts';
-import type { CallerResolver } from './limits/caller.ts';
 import { createInternalRequests } from './limits/internal-request.ts';
 import { createRateLimiter } from './limits/limiter.ts';
 import { registerRateLimiting } from './limits/rate-limit-hook.ts';
-import type { RateLimitStore } from './limits/store.ts';
 import { createUpstreamCaps } from './limits/upstream-caps.ts';
 import { createUpstreamCharges } from './limits/upstream-cost.ts';
 import { createMailChecker } from './mail/checker.ts';
@@ -57,14 +54,12 @@ import {
 import { startMetrics } from './metrics/setup.ts';
 import { buildMonitors } from './monitors/build.ts';
 import { monitorsPlugin } from './monitors/plugin.ts';
-import type { MonitorRepository } from './monitors/repository.ts';
 import { monitorWebhooks } from './monitors/schema.ts';
 import { createPortChecker } from './port/checker.ts';
 import { portPlugin } from './port/plugin.ts';
 import { PORT_CHECK_TIMEOUT_MS, PORT_CHECK_TOOL } from './port/tool.ts';
 import { mtrPlugin } from './probes/mtr/plugin.ts';
 import { pingPlugin } from './probes/ping/plugin.ts';
-import type { Spawner } from './probes/spawn/spawner.ts';
 import { createProbeRouteDeps } from './probes/stream/deps.ts';
 import { createStreamSlots } from './probes/stream/slots.ts';
 import { traceroutePlugin } from './probes/traceroute/plugin.ts';
@@ -73,50 +68,22 @@ import { createResolverTest } from './resolver/service.ts';
 import { rpkiPlugin } from './rpki/plugin.ts';
 import { createSharedState } from './scale/shared-state.ts';
 import { openRepository } from './storage/open.ts';
-import type { AccountRepository } from './storage/repository.ts';
 import { textPlugin } from './text/plugin.ts';
 import { createTlsChecker } from './tls/inspect.ts';
 import { sslPlugin } from './tls/plugin.ts';
 import { SSL_TOOL } from './tls/tool.ts';
+import { upstreamDemands } from './upstream-demands.ts';
 import { DASHBOARD_PATH, dashboardPlugin } from './web/dashboard-plugin.ts';
 import { createAssetStore } from './web/site/assets.ts';
 import { registerSite } from './web/site/routes.ts';
 import { buildRdapAccess, buildWhoisService } from './whois/build.ts';
 import { whoisPlugin } from './whois/plugin.ts';
-import type { BootstrapSnapshot } from './whois/rdap/bootstrap.ts';
 import type { WhoisResult } from './whois/service.ts';
 import { WHOIS_TOOL, whoisTimeLimitMs } from './whois/tool.ts';
 
-export const API_PREFIX = '/api/v1';
+export type { AppDeps } from './app-deps.ts';
 
-/** What the composition root builds by default and tests may replace. */
-export interface AppDeps {
-  now?: () => number;
-  rateLimitStore?: RateLimitStore;
-  callers?: CallerResolver;
-  /** Accounts, sessions and keys (default: SQLite from DATABASE_URL / DATA_DIR). */
-  accountRepository?: AccountRepository;
-  /** Where log lines go (default stdout); tests capture them here. */
-  logStream?: DestinationStream;
-  /** The one DNS resolver every capability uses (default: DNS_SERVERS with an in-process cache). */
-  resolver?: Resolver;
-  /** Starts ping, traceroute and mtr (default: the real tools); tests pass fakes that replay captured output. */
-  spawner?: Spawner;
-  /** The IP data behind /api/v1/json (default: from config and DATA_DIR, following data:update). */
-  ipData?: IpDataStore;
-  /** PEM certificates that replace Node's bundled roots for /ssl, RDAP over HTTPS and the HTTP check (tests trust their own CA). */
-  trustedCertificates?: readonly string[];
-  /** Port asked when a WHOIS referral names none (43); tests run their fake WHOIS servers on another. */
-  whoisReferralPort?: number;
-  /** Ports RDAP URLs may name (443 and 80); tests run their fake RDAP servers on another. */
-  rdapPorts?: readonly number[];
-  /** IANA's RDAP bootstrap data to start from (default: the shipped snapshot); tests name their fake servers. */
-  rdapBootstrap?: BootstrapSnapshot;
-  /** Monitors and their history (default: beside the accounts, in DATABASE_URL). */
-  monitorRepository?: MonitorRepository;
-  /** The soft open-files limit the in-flight caps are fitted under (default: /proc/self/limits; null: none known). */
-  openFilesLimit?: number | null;
-}
+export const API_PREFIX = '/api/v1';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -202,41 +169,13 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       transport: timedDnsTransport(createSocketTransport(), metrics),
     });
 
-  const inFlightCap = createUpstreamCaps(
-    {
-      ssl: {
-        maxInFlight: config.tlsMaxInFlight,
-        maxPerClient: config.tlsMaxInFlightPerClient,
-        socketsPerCall: SSL_TOOL.socketsPerCall,
-      },
-      http: {
-        maxInFlight: config.httpCheckMaxInFlight,
-        maxPerClient: config.httpCheckMaxInFlightPerClient,
-        socketsPerCall: HTTP_CHECK_TOOL.socketsPerCall,
-      },
-      mail: {
-        maxInFlight: config.mailMaxInFlight,
-        maxPerClient: config.mailMaxInFlightPerClient,
-        socketsPerCall: MAIL_TOOL.socketsPerCall,
-      },
-      whois: {
-        maxInFlight: config.whoisMaxInFlight,
-        maxPerClient: config.whoisMaxInFlightPerClient,
-        socketsPerCall: WHOIS_TOOL.socketsPerCall,
-      },
-      port: {
-        maxInFlight: config.portCheckMaxInFlight,
-        maxPerClient: config.portCheckMaxInFlightPerClient,
-        socketsPerCall: PORT_CHECK_TOOL.socketsPerCall,
-      },
-      abuse: {
-        maxInFlight: config.abuseMaxInFlight,
-        maxPerClient: config.abuseMaxInFlightPerClient,
-        socketsPerCall: ABUSE_TOOL.socketsPerCall,
-      },
-    },
-    { openFilesLimit: deps.openFilesLimit, fdReserve: config.fdReserve, now, log: app.log, slots: createStreamSlots },
-  );
+  const inFlightCap = createUpstreamCaps(upstreamDemands(config), {
+    openFilesLimit: deps.openFilesLimit,
+    fdReserve: config.fdReserve,
+    now,
+    log: app.log,
+    slots: createStreamSlots,
+  });
 
   // One RDAP bootstrap store and one policy-checked GET for /whois and the abuse contacts.
   const rdap = buildRdapAccess(config, {
@@ -250,7 +189,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   });
   const abuse = createAbuseService({
     rdap,
-    cache: shared.ttlCache<AbuseFinding>('abuse', ABUSE_CACHE_ENTRIES),
+    cache: countedTtlCache(shared.ttlCache<AbuseFinding>('abuse', ABUSE_CACHE_ENTRIES), 'abuse', metrics),
     cacheSeconds: config.abuseCacheHours * 3600,
     cap: inFlightCap('abuse', ABUSE_TOOL.calls, abuseTimeLimitMs(config.whoisTimeoutMs)),
     now,

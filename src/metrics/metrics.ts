@@ -5,7 +5,7 @@
  */
 export type Upstream = 'dns' | 'whois' | 'rdap' | 'tls' | 'dnsbl' | 'data_download';
 export type UpstreamOutcome = 'ok' | 'error' | 'timeout';
-export type CacheName = 'dns' | 'whois' | 'dnsbl' | 'json' | 'key';
+export type CacheName = 'dns' | 'whois' | 'dnsbl' | 'json' | 'key' | 'abuse';
 export type StreamEnd = 'done' | 'error' | 'client_gone' | 'time_limit' | 'shutdown';
 
 /** One loaded IP data source or feed, as netinfo_data_age_seconds / netinfo_data_entries show it. */

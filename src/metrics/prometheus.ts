@@ -12,7 +12,7 @@ export interface PrometheusMetrics {
 }
 
 const UPSTREAMS: readonly Upstream[] = ['dns', 'whois', 'rdap', 'tls', 'dnsbl', 'data_download'];
-const CACHES: readonly CacheName[] = ['dns', 'whois', 'dnsbl', 'json', 'key'];
+const CACHES: readonly CacheName[] = ['dns', 'whois', 'dnsbl', 'json', 'key', 'abuse'];
 const TOOLS = PROBE_TOOLS.map((tool) => tool.name).join(', ');
 /** prom-client's default buckets, for request durations. */
 const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -61,7 +61,7 @@ export function createPrometheusMetrics(now: () => number = Date.now): Prometheu
   );
   const cacheRequests = new CounterFamily(
     'netinfo_cache_requests_total',
-    'Cache lookups (dns, whois, dnsbl, json, key) by result (hit, miss).',
+    'Cache lookups (dns, whois, dnsbl, json, key, abuse) by result (hit, miss).',
     registry,
   );
   // The series the hot paths bump, made once up front (so they are also shown at 0 before first use).

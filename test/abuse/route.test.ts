@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, manualClock } from '../support/app.ts';
+import { freePort } from '../support/free-port.ts';
 import { type FakeRegistries, startFakeRegistries } from './fake-registries.ts';
 
 /**
@@ -13,13 +14,18 @@ import { type FakeRegistries, startFakeRegistries } from './fake-registries.ts';
 describe('GET /api/v1/abuse', () => {
   let fakes: FakeRegistries;
   let app: Awaited<ReturnType<typeof buildTestApp>>;
+  let metricsPort: number;
   const clock = manualClock('2026-11-28T12:00:00Z');
   const base = (host: string, prefix?: string) => fakes.base(host, prefix);
   const asked = (requestPath: string) => fakes.asked(requestPath);
 
   before(async () => {
     fakes = await startFakeRegistries();
-    app = await buildTestApp({ ...fakes.env, ABUSE_MAX_IN_FLIGHT_PER_CLIENT: '1' }, { ...fakes.deps, now: clock.now });
+    metricsPort = await freePort();
+    app = await buildTestApp(
+      { ...fakes.env, ABUSE_MAX_IN_FLIGHT_PER_CLIENT: '1', METRICS_PORT: String(metricsPort) },
+      { ...fakes.deps, now: clock.now },
+    );
   });
   after(async () => {
     await app?.close();
@@ -154,6 +160,9 @@ describe('GET /api/v1/abuse', () => {
     const expired = await abuse('1.1.1.1');
     assert.equal(expired.body.cached, false);
     assert.equal(asked('/ip/1.1.1.1'), before + 1);
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    const hits = Number(/netinfo_cache_requests_total\{cache="abuse",result="hit"\} (\d+)/.exec(metrics)?.[1]);
+    assert.ok(hits >= 1, `the abuse cache's hits are counted: ${hits}`);
   });
 
   it('answers 400 for what is not an address, and for special-purpose addresses, saying why', async () => {
