@@ -59,8 +59,25 @@ export function validityAnswer(set: VrpSet, prefix: Cidr, asn: number) {
   };
 }
 
+export type AsnRpki = ReturnType<typeof validateAsnPrefixes>;
+
+/**
+ * An AS's answers per VRP set, as the ASN index keeps its prefixes per data load: the 9,912 prefixes
+ * of AS4134 take about 20 ms to validate, on every request otherwise. Keyed by the immutable set, so a
+ * new set starts empty and the old answers go with the old set.
+ */
+const validatedAses = new WeakMap<VrpSet, Map<number, AsnRpki>>();
+
 /** /api/v1/asn/{asn}'s `rpki`: each prefix of the AS validated as originated by it. */
-export function asnRpki(set: VrpSet, prefixes: readonly string[], asn: number) {
+export function asnRpki(set: VrpSet, prefixes: readonly string[], asn: number): AsnRpki {
+  let answers = validatedAses.get(set);
+  if (answers === undefined) validatedAses.set(set, (answers = new Map()));
+  let answer = answers.get(asn);
+  if (answer === undefined) answers.set(asn, (answer = validateAsnPrefixes(set, prefixes, asn)));
+  return answer;
+}
+
+function validateAsnPrefixes(set: VrpSet, prefixes: readonly string[], asn: number) {
   const summary = { valid: 0, invalid: 0, notFound: 0 };
   const statuses = prefixes.map((prefix) => {
     const parsed = parseCidr(prefix);
