@@ -70,10 +70,10 @@ const validatedAses = new WeakMap<VrpSet, Map<number, AsnRpki>>();
 
 /** /api/v1/asn/{asn}'s `rpki`: each prefix of the AS validated as originated by it. */
 export function asnRpki(set: VrpSet, prefixes: readonly string[], asn: number): AsnRpki {
-  let answers = validatedAses.get(set);
-  if (answers === undefined) validatedAses.set(set, (answers = new Map()));
-  let answer = answers.get(asn);
-  if (answer === undefined) answers.set(asn, (answer = validateAsnPrefixes(set, prefixes, asn)));
+  const answers = validatedAses.get(set) ?? new Map<number, AsnRpki>();
+  validatedAses.set(set, answers);
+  const answer = answers.get(asn) ?? validateAsnPrefixes(set, prefixes, asn);
+  answers.set(asn, answer);
   return answer;
 }
 
