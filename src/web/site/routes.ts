@@ -22,6 +22,7 @@ import {
 import { monitorTypes } from './monitor-types.ts';
 import { renderNotFound, renderRefused } from './not-found-page.ts';
 import { RESOLVER_PAGE_PATH, RESOLVER_TOOL_ENTRY, renderResolverPage } from './resolver-page.ts';
+import { type VrpSetAge, vrpSetAgeNote } from './rpki-view.ts';
 import { TOOLS } from './tool-definitions.ts';
 import { type ToolPage, toolPage } from './tool-fields.ts';
 import { renderToolList, renderToolPage, toolTitle } from './tool-page.ts';
@@ -40,6 +41,8 @@ export interface SiteOptions {
   readonly publicIpv6Url: string | null;
   /** RESOLVER_TEST_ZONE: its names are fetched by /tools/resolver. */
   readonly resolverTestZone: string | null;
+  /** The loaded VRP set's age, which no API answer carries (undefined: no set loaded). */
+  readonly vrpSetAge: () => Promise<VrpSetAge | undefined>;
 }
 
 /**
@@ -62,6 +65,7 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
   };
   const page = (reply: FastifyReply, pageOptions: PageOptions, status = 200) =>
     sendPage(reply, renderPage(assets, pageOptions), policy, status);
+  const rpkiAge = async () => vrpSetAgeNote(await options.vrpSetAge());
   const attributionOf = (headers: Record<string, unknown>) => {
     const value = headers['x-data-attribution'];
     return typeof value === 'string' ? value : '';
@@ -103,6 +107,7 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
         main: renderHome(assets, {
           ip: request.clientIp,
           facts: found && isIpAnswer(answer.body) ? { answer: answer.body } : { refusal: apiErrorText(answer) },
+          rpkiAge: await rpkiAge(),
           origin: originOf(request),
           publicIpv4Url: options.publicIpv4Url,
           publicIpv6Url: options.publicIpv6Url,
@@ -149,11 +154,12 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
       );
     }
     const { body } = answer;
+    const age = await rpkiAge();
     const shown =
       kind === 'asn' && isAsnAnswer(body)
-        ? { main: renderAsnLookup(body, apiPath), subject: body.asn }
+        ? { main: renderAsnLookup(body, apiPath, age), subject: body.asn }
         : isIpAnswer(body)
-          ? { main: renderIpLookup(assets, body, apiPath), subject: body.ip }
+          ? { main: renderIpLookup(assets, body, apiPath, age), subject: body.ip }
           : undefined;
     if (shown === undefined) throw new Error(`${apiPath} answered 200 without its schema's shape`);
     const { main, subject } = shown;
