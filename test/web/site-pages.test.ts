@@ -5,7 +5,14 @@ import { buildTestApp } from '../support/app.ts';
 import { chromiumSkipReason } from '../support/chromium.ts';
 import { freePort } from '../support/free-port.ts';
 import { mmdbPath } from '../support/mmdb-fixtures.ts';
-import { assertPageHealthy, screenshot, startSite, WIDTHS, watchedPage } from '../support/site-browser.ts';
+import {
+  assertPageHealthy,
+  screenshot,
+  settleAbuseContact,
+  startSite,
+  WIDTHS,
+  watchedPage,
+} from '../support/site-browser.ts';
 
 const skip = chromiumSkipReason;
 // MaxMind's test City database knows this address (London, GB); the ASN comes from the embedded data.
@@ -165,6 +172,7 @@ test('lookups: an address and an AS as pages, from /api/v1/json/{ip} and /api/v1
         await screenshot(watched.page, `lookup-asn-${width}-${scheme}`);
 
         await watched.page.goto(`${site.base}/lookup/${VISITOR}`);
+        await settleAbuseContact(watched);
         assert.equal(await watched.page.locator('h1').textContent(), VISITOR);
         const ipText = (await watched.page.locator('main').textContent()) ?? '';
         assert.ok(ipText.includes('London'));

@@ -58,9 +58,10 @@ function indicator(name: string, value: boolean | undefined): string {
 /**
  * The facts of one /api/v1/json answer as cards: location with the map, network, and security.
  * Shown as the API gave them: an absent field reads "unknown", never a guess. `rpkiAge` (the VRP
- * set's age, which the answer does not carry) is shown where the answer has an RPKI state.
+ * set's age, which the answer does not carry) is shown where the answer has an RPKI state;
+ * `networkEnd` closes the network card.
  */
-export function ipFactCards(answer: IpAnswer, mapUrl: string, rpkiAge = ''): string {
+export function ipFactCards(answer: IpAnswer, mapUrl: string, rpkiAge = '', networkEnd = ''): string {
   const { location, network, security } = answer;
   const asn = network?.asn;
   const locationCard = answer.special
@@ -88,7 +89,7 @@ ${fact('Hostname', answer.hostname)}
 ${fact('Address class', answer.class)}
 ${fact('Family', answer.ip.includes(':') ? 'IPv6' : 'IPv4')}
 </dl>
-${network?.rpki ? rpkiAge : ''}</section>`;
+${network?.rpki ? rpkiAge : ''}${networkEnd}</section>`;
   const securityCard = `<section class="card" aria-labelledby="security-title"><h2 id="security-title">Security</h2>
 <ul class="badges">
 ${indicator('Bogon', security.bogon)}

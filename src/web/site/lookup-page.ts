@@ -22,11 +22,20 @@ export function lookupKind(target: string): 'asn' | 'ip' {
   return /^(as)?[0-9]+$/i.test(target) ? 'asn' : 'ip';
 }
 
+/**
+ * Filled by abuse-contact.js from /api/v1/abuse after load, and hidden without it; no registry holds
+ * a special-purpose address, so none is asked.
+ */
+function abuseContactLine(answer: IpAnswer): string {
+  if (answer.special) return '';
+  return `<p class="abuse-contact" data-abuse-ip="${e(answer.ip)}" aria-live="polite" hidden>Report abuse to <span class="value unknown">(asking the registry…)</span></p>`;
+}
+
 export function renderIpLookup(assets: AssetStore, answer: IpAnswer, apiPath: string, rpkiAge: string): string {
   const family = answer.ip.includes(':') ? 'IPv6' : 'IPv4';
   return `<h1>${e(answer.ip)}</h1>
 <p class="lead">What this instance's data says about the ${family} address ${e(answer.ip)}.</p>
-${ipFactCards(answer, assets.url('world.svg'), rpkiAge)}
+${ipFactCards(answer, assets.url('world.svg'), rpkiAge, abuseContactLine(answer))}
 ${rawJson(answer, apiPath)}`;
 }
 

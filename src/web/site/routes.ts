@@ -169,6 +169,7 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
       active: 'lookup',
       query: target,
       attribution: attributionOf(answer.headers),
+      ...(kind === 'ip' ? { scripts: ['abuse-contact.js'] } : {}),
       main,
     });
   });
