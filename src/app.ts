@@ -302,15 +302,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   app.register(accountPlugin, { accounts });
   const siteAssets = createAssetStore();
   app.register(dashboardPlugin, { accounts, site: siteAssets, routes });
-  registerSite(app, {
-    assets: siteAssets,
-    routes,
-    trustProxy: config.trustProxy,
-    publicIpv4Url: config.publicIpv4Url,
-    publicIpv6Url: config.publicIpv6Url,
-    resolverTestZone: config.resolverTestZone,
-    vrpSetAge: () => vrpSetAge(ipInfo.store, now()),
-  });
+  registerSite(app, config, { assets: siteAssets, routes, vrpSetAge: () => vrpSetAge(ipInfo.store, now()) });
   app.register(openApiDocumentPlugin, {
     origin: (request) => ({
       host: requestHost(requestFacts(request), config.trustProxy),

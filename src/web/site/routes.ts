@@ -33,14 +33,17 @@ import { renderToolList, renderToolPage, toolTitle } from './tool-page.ts';
  */
 const pageRoute = () => ({ schema: { hide: true }, config: { openQueryString: true } });
 
-export interface SiteOptions {
-  readonly assets: AssetStore;
-  readonly routes: RouteCatalogue;
+export interface SiteConfig {
   readonly trustProxy: TrustProxy;
   readonly publicIpv4Url: string | null;
   readonly publicIpv6Url: string | null;
   /** RESOLVER_TEST_ZONE: its names are fetched by /tools/resolver. */
   readonly resolverTestZone: string | null;
+}
+
+export interface SiteOptions {
+  readonly assets: AssetStore;
+  readonly routes: RouteCatalogue;
   /** The loaded VRP set's age, which no API answer carries (undefined: no set loaded). */
   readonly vrpSetAge: () => Promise<VrpSetAge | undefined>;
 }
@@ -50,9 +53,9 @@ export interface SiteOptions {
  * reference, and the files they load. Every fact a page shows comes from the public API: rendered
  * on the server from an in-process call of it (callApi), or fetched by the page's script.
  */
-export function registerSite(app: FastifyInstance, options: SiteOptions): void {
+export function registerSite(app: FastifyInstance, config: SiteConfig, options: SiteOptions): void {
   const { assets } = options;
-  const familyOrigins = [options.publicIpv4Url, options.publicIpv6Url]
+  const familyOrigins = [config.publicIpv4Url, config.publicIpv6Url]
     .filter((url): url is string => url !== null)
     .map(origin);
   const policy = contentSecurityPolicy(familyOrigins);
@@ -60,8 +63,8 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
 
   const originOf = (request: FastifyRequest) => {
     const facts = requestFacts(request);
-    const scheme = isSecureRequest(facts, options.trustProxy) ? 'https' : 'http';
-    return `${scheme}://${requestHost(facts, options.trustProxy) ?? 'localhost'}`;
+    const scheme = isSecureRequest(facts, config.trustProxy) ? 'https' : 'http';
+    return `${scheme}://${requestHost(facts, config.trustProxy) ?? 'localhost'}`;
   };
   const page = (reply: FastifyReply, pageOptions: PageOptions, status = 200) =>
     sendPage(reply, renderPage(assets, pageOptions), policy, status);
@@ -109,8 +112,8 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
           facts: found && isIpAnswer(answer.body) ? { answer: answer.body } : { refusal: apiErrorText(answer) },
           rpkiAge: await rpkiAge(),
           origin: originOf(request),
-          publicIpv4Url: options.publicIpv4Url,
-          publicIpv6Url: options.publicIpv6Url,
+          publicIpv4Url: config.publicIpv4Url,
+          publicIpv6Url: config.publicIpv6Url,
         }),
       },
       answer.status,
@@ -187,15 +190,15 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
 <div class="api-reference" id="api-reference" data-openapi="/api/v1/openapi.json"><noscript><p class="alert warn">The interactive reference needs JavaScript; the document itself is at <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.</p></noscript></div>`,
     }),
   );
-  const zone = options.resolverTestZone;
+  const zone = config.resolverTestZone;
   // Only this page may connect to the test zone's names (any port: the site's own may not be the default).
   const resolverPolicy = zone === null ? policy : contentSecurityPolicy([...familyOrigins, `*.${zone}:*`]);
   app.get(RESOLVER_PAGE_PATH, pageRoute(), (request, reply) => {
     const { port } = requestValues(request.query);
     const main = renderResolverPage({
       ip: request.clientIp,
-      publicIpv4Url: options.publicIpv4Url,
-      publicIpv6Url: options.publicIpv6Url,
+      publicIpv4Url: config.publicIpv4Url,
+      publicIpv6Url: config.publicIpv6Url,
       zone,
       origin: originOf(request),
       port: typeof port === 'string' ? port.trim().slice(0, 5) : '',
