@@ -40,7 +40,7 @@ export function snapshotOf(store: IpDataStore): IpData | undefined | Promise<IpD
   );
 }
 
-/** How old the loaded VRP set is (no answer carries it): since the validator generated it, else since it was installed. */
+/** How old the loaded VRP set is (no answer carries it): since the validator made it, else since its install. */
 export async function vrpSetAge(store: IpDataStore, now: number) {
   const source = (await snapshotOf(store))?.sources.find((candidate) => candidate.kind === 'rpki');
   if (source?.kind !== 'rpki') return undefined;

@@ -8,7 +8,7 @@ export type AsnRpki = Static<typeof AsnRpkiBody>;
 type Status = NetworkRpki['status'];
 type Reason = NetworkRpki['reason'];
 
-/** When the loaded VRP set was made, and how long ago: the validator's time (`generated`), else when this instance installed it. */
+/** When the loaded VRP set was made and how long ago: the validator's time (`generated`), else its install's. */
 export interface VrpSetAge {
   readonly at: number;
   readonly ageMs: number;
@@ -88,8 +88,9 @@ export function prefixBadge(entry: { status: Status; reason?: Reason } | undefin
 }
 
 /**
- * The ASN page's RPKI card (none without a VRP set: the address space card says so): the counts as a stacked bar and in words (the bar only repeats them,
- * so screen readers skip it). SVG attributes, not inline style: the CSP allows none.
+ * The ASN page's RPKI card (none without a VRP set: the address space card says so): the counts as
+ * a stacked bar and in words (the bar only repeats them, so screen readers skip it). SVG
+ * attributes, not inline style: the CSP allows none.
  */
 export function asnRpkiCard(rpki: AsnRpki | undefined, asn: string, ageNote: string): string {
   if (rpki === undefined) return '';
@@ -100,17 +101,19 @@ export function asnRpkiCard(rpki: AsnRpki | undefined, asn: string, ageNote: str
     ['invalid', invalid, 'RPKI invalid'],
     ['not-found', notFound, 'no ROA'],
   ];
-  // A state with any prefix takes at least 1% of the bar, so that one invalid among thousands shows.
+  // A state with any prefix takes at least 1% of the bar, so that one invalid among thousands shows;
+  // a gap between parts marks where one ends, whatever the colours (green and red are alike in luminance).
   const widths = parts.map(([, count]) => (count === 0 ? 0 : Math.max(count, total / 100)));
-  const width = widths.reduce((sum, part) => sum + part, 0);
+  const gap = total / 150;
   let x = 0;
   const rects = parts.map(([status], index) => {
     const part = widths[index] ?? 0;
-    const rect =
-      part === 0 ? '' : `<rect class="${status}" x="${x.toFixed(2)}" width="${part.toFixed(2)}" height="1"/>`;
-    x += part;
+    if (part === 0) return '';
+    const rect = `<rect class="${status}" x="${x.toFixed(2)}" width="${part.toFixed(2)}" height="1"/>`;
+    x += part + gap;
     return rect;
   });
+  const width = x - gap;
   const bar =
     total === 0
       ? ''
