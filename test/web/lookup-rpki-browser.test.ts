@@ -71,6 +71,7 @@ describe('RPKI on the lookup pages: a badge, the covering VRPs, the counts of an
   let base: string;
   let dataDir: string;
   let browser: Browser;
+  let env: Record<string, string>;
   // biome-ignore lint/suspicious/noExplicitAny: the API's JSON, read field by field below
   const api = async (url: string): Promise<any> => (await fetch(`${base}${url}`)).json();
 
@@ -80,7 +81,7 @@ describe('RPKI on the lookup pages: a badge, the covering VRPs, the counts of an
     server = await startLocalHttpServer();
     server.set('/vrps.json', { body: VRPS });
     // DATA_REFRESH_HOURS=0: the app downloads nothing itself (the VRP set included); the test installs the set.
-    const env = {
+    env = {
       DATA_DIR: dataDir,
       HOSTNAME_TIMEOUT_MS: '0',
       DATA_REFRESH_HOURS: '0',
@@ -188,5 +189,25 @@ describe('RPKI on the lookup pages: a badge, the covering VRPs, the counts of an
         await watched.page.context().close();
       }
     }
+  });
+
+  it("an export without the validator's time: the page says when the set was installed, and that the export does not say", async () => {
+    const { metadata: _, ...withoutTime } = JSON.parse(VRPS);
+    server.set('/vrps.json', { body: JSON.stringify(withoutTime) });
+    const installing = Date.now();
+    const reports = await runDataUpdate(rpkiOnlyPlan(updatePlanFromConfig(loadConfig(env))));
+    assert.equal(reports.find((report) => report.id === 'rpki')?.outcome, 'updated');
+    for (let i = 0; i < 250 && !Number.isNaN(store.current?.rpki?.generatedAt); i++) await sleep(20);
+    const { page } = await watchedPage(browser, base, { width: 1280, javaScript: false });
+    await page.goto(`${base}/lookup/1.1.1.1`);
+    assert.equal(await text(page, '.badge.rpki'), 'RPKI valid');
+    const note = await text(page, '.rpki-age');
+    assert.match(
+      note,
+      /^VRPs installed under a minute ago \(.* UTC\); the validator's export does not say when it made them\.$/,
+    );
+    const at = Date.parse((await page.locator('.rpki-age time').getAttribute('datetime')) ?? '');
+    assert.ok(at >= installing - 1000 && at <= Date.now(), `installed at ${new Date(at).toISOString()}`);
+    await page.context().close();
   });
 });
