@@ -31,7 +31,7 @@ import { serverOptions } from './http/server-options.ts';
 import { createHttpChecker } from './httpcheck/checker.ts';
 import { httpCheckPlugin } from './httpcheck/plugin.ts';
 import { HTTP_CHECK_TOOL } from './httpcheck/tool.ts';
-import { snapshotOf } from './ipinfo/answers/ip-answers.ts';
+import { snapshotOf, vrpSetAge } from './ipinfo/answers/ip-answers.ts';
 import { ipInfoPlugin } from './ipinfo/plugin.ts';
 import { createIpInfoServices } from './ipinfo/services.ts';
 import { createInternalRequests } from './limits/internal-request.ts';
@@ -302,14 +302,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   app.register(accountPlugin, { accounts });
   const siteAssets = createAssetStore();
   app.register(dashboardPlugin, { accounts, site: siteAssets, routes });
-  registerSite(app, {
-    assets: siteAssets,
-    routes,
-    trustProxy: config.trustProxy,
-    publicIpv4Url: config.publicIpv4Url,
-    publicIpv6Url: config.publicIpv6Url,
-    resolverTestZone: config.resolverTestZone,
-  });
+  registerSite(app, config, { assets: siteAssets, routes, vrpSetAge: () => vrpSetAge(ipInfo.store, now()) });
   app.register(openApiDocumentPlugin, {
     origin: (request) => ({
       host: requestHost(requestFacts(request), config.trustProxy),

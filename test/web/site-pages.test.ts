@@ -5,7 +5,14 @@ import { buildTestApp } from '../support/app.ts';
 import { chromiumSkipReason } from '../support/chromium.ts';
 import { freePort } from '../support/free-port.ts';
 import { mmdbPath } from '../support/mmdb-fixtures.ts';
-import { assertPageHealthy, screenshot, startSite, WIDTHS, watchedPage } from '../support/site-browser.ts';
+import {
+  assertPageHealthy,
+  screenshot,
+  settleAbuseContact,
+  startSite,
+  WIDTHS,
+  watchedPage,
+} from '../support/site-browser.ts';
 
 const skip = chromiumSkipReason;
 // MaxMind's test City database knows this address (London, GB); the ASN comes from the embedded data.
@@ -157,12 +164,20 @@ test('lookups: an address and an AS as pages, from /api/v1/json/{ip} and /api/v1
         const text = (await watched.page.locator('main').textContent()) ?? '';
         assert.ok(text.includes(`${asn.prefixCount.ipv4} IPv4 prefixes`), 'the IPv4 prefix count');
         assert.ok(text.includes(asn.prefixes.ipv6[0]), 'the IPv6 prefixes listed');
+        // No VRP set is loaded here: no RPKI state, counts or age, and the page says why.
+        assert.equal(asn.rpki, undefined);
+        assert.equal(await watched.page.locator('.badge.rpki, .rpki-counts, .rpki-age').count(), 0);
+        assert.ok(text.includes('RPKIno VRP set loaded'), 'the AS page says no VRP set is loaded');
         await assertPageHealthy(watched, `/lookup/as20712 at ${width} px ${scheme}`);
         await screenshot(watched.page, `lookup-asn-${width}-${scheme}`);
 
         await watched.page.goto(`${site.base}/lookup/${VISITOR}`);
+        await settleAbuseContact(watched);
         assert.equal(await watched.page.locator('h1').textContent(), VISITOR);
-        assert.ok(((await watched.page.locator('main').textContent()) ?? '').includes('London'));
+        const ipText = (await watched.page.locator('main').textContent()) ?? '';
+        assert.ok(ipText.includes('London'));
+        assert.equal(await watched.page.locator('.badge.rpki, .rpki-age').count(), 0);
+        assert.ok(ipText.includes('Route originRPKI: no VRP set loaded'), 'the address page says no VRP set is loaded');
         await assertPageHealthy(watched, `/lookup/${VISITOR} at ${width} px ${scheme}`);
         await screenshot(watched.page, `lookup-ip-${width}-${scheme}`);
         await watched.page.context().close();

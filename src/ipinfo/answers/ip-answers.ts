@@ -40,6 +40,13 @@ export function snapshotOf(store: IpDataStore): IpData | undefined | Promise<IpD
   );
 }
 
+/** How old the loaded VRP set is (no answer carries it): since the validator made it, else since its install. */
+export async function vrpSetAge(store: IpDataStore, now: number) {
+  const source = (await snapshotOf(store))?.sources.find((candidate) => candidate.kind === 'rpki');
+  if (source?.kind !== 'rpki') return undefined;
+  return { at: source.updatedAt, ageMs: now - source.updatedAt, generated: source.generated };
+}
+
 /** The description with its reverse name, when the address is public and one arrives in time. */
 export function withHostname(description: IpDescription, lookupHostname: HostnameLookup): IpInfo | Promise<IpInfo> {
   if (description.security.bogon) return description;

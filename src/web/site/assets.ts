@@ -75,6 +75,7 @@ export function createAssetStore(): AssetStore {
     'mesh.css',
     'site.js',
     'home.js',
+    'abuse-contact.js',
     'resolver.js',
     'tool.js',
     'chart.js',

@@ -7,6 +7,8 @@ export interface HomeView {
   readonly ip: string;
   /** The /api/v1/json answer, or why there is none (a spent limit: the 429's message). */
   readonly facts: { readonly answer: IpAnswer } | { readonly refusal: string };
+  /** The VRP set's age, shown beside an RPKI state. */
+  readonly rpkiAge: string;
   /** This instance's origin as the visitor reached it, for the terminal examples. */
   readonly origin: string;
   readonly publicIpv4Url: string | null;
@@ -44,7 +46,7 @@ ${addresses}
 </section>
 ${
   'answer' in facts
-    ? ipFactCards(facts.answer, assets.url('world.svg'))
+    ? ipFactCards(facts.answer, assets.url('world.svg'), view.rpkiAge)
     : `<div class="grid"><section class="card" aria-labelledby="facts-title"><h2 id="facts-title">Location, network and security</h2><p class="alert warn" role="alert">${e(facts.refusal)}</p></section></div>`
 }
 <section class="card" aria-labelledby="terminal-title">

@@ -1,6 +1,7 @@
 import type { Static } from 'typebox';
 import type { IpInfoBody } from '../../ipinfo/answers/json-schema.ts';
 import { escapeHtml as e } from './html.ts';
+import { rpkiFacts } from './rpki-view.ts';
 import { MAP_HEIGHT, MAP_WIDTH, mapPoint } from './world-map.ts';
 
 export type IpAnswer = Static<typeof IpInfoBody>;
@@ -56,9 +57,11 @@ function indicator(name: string, value: boolean | undefined): string {
 
 /**
  * The facts of one /api/v1/json answer as cards: location with the map, network, and security.
- * Shown as the API gave them: an absent field reads "unknown", never a guess.
+ * Shown as the API gave them: an absent field reads "unknown", never a guess. `rpkiAge` (the VRP
+ * set's age, which the answer does not carry) is shown where the answer has an RPKI state;
+ * `networkEnd` closes the network card.
  */
-export function ipFactCards(answer: IpAnswer, mapUrl: string): string {
+export function ipFactCards(answer: IpAnswer, mapUrl: string, rpkiAge = '', networkEnd = ''): string {
   const { location, network, security } = answer;
   const asn = network?.asn;
   const locationCard = answer.special
@@ -80,12 +83,13 @@ ${mapFigure(mapUrl, location, `Map: ${answer.ip} is located near ${place(locatio
 ${fact('ASN', asn ? `<a href="/lookup/${e(asn)}">${e(asn)}</a>` : undefined, true)}
 ${fact('Provider', network?.provider)}
 ${fact('Route', network?.route)}
+${rpkiFacts(network)}
 ${fact('Type', answer.type)}
 ${fact('Hostname', answer.hostname)}
 ${fact('Address class', answer.class)}
 ${fact('Family', answer.ip.includes(':') ? 'IPv6' : 'IPv4')}
 </dl>
-</section>`;
+${network?.rpki ? rpkiAge : ''}${networkEnd}</section>`;
   const securityCard = `<section class="card" aria-labelledby="security-title"><h2 id="security-title">Security</h2>
 <ul class="badges">
 ${indicator('Bogon', security.bogon)}

@@ -22,6 +22,7 @@ import {
 import { monitorTypes } from './monitor-types.ts';
 import { renderNotFound, renderRefused } from './not-found-page.ts';
 import { RESOLVER_PAGE_PATH, RESOLVER_TOOL_ENTRY, renderResolverPage } from './resolver-page.ts';
+import { type VrpSetAge, vrpSetAgeNote } from './rpki-view.ts';
 import { TOOLS } from './tool-definitions.ts';
 import { type ToolPage, toolPage } from './tool-fields.ts';
 import { renderToolList, renderToolPage, toolTitle } from './tool-page.ts';
@@ -32,9 +33,7 @@ import { renderToolList, renderToolPage, toolTitle } from './tool-page.ts';
  */
 const pageRoute = () => ({ schema: { hide: true }, config: { openQueryString: true } });
 
-export interface SiteOptions {
-  readonly assets: AssetStore;
-  readonly routes: RouteCatalogue;
+export interface SiteConfig {
   readonly trustProxy: TrustProxy;
   readonly publicIpv4Url: string | null;
   readonly publicIpv6Url: string | null;
@@ -42,14 +41,21 @@ export interface SiteOptions {
   readonly resolverTestZone: string | null;
 }
 
+export interface SiteOptions {
+  readonly assets: AssetStore;
+  readonly routes: RouteCatalogue;
+  /** The loaded VRP set's age, which no API answer carries (undefined: no set loaded). */
+  readonly vrpSetAge: () => Promise<VrpSetAge | undefined>;
+}
+
 /**
  * The site: the home page (the visitor's address and facts), lookups, one page per tool, the API
  * reference, and the files they load. Every fact a page shows comes from the public API: rendered
  * on the server from an in-process call of it (callApi), or fetched by the page's script.
  */
-export function registerSite(app: FastifyInstance, options: SiteOptions): void {
+export function registerSite(app: FastifyInstance, config: SiteConfig, options: SiteOptions): void {
   const { assets } = options;
-  const familyOrigins = [options.publicIpv4Url, options.publicIpv6Url]
+  const familyOrigins = [config.publicIpv4Url, config.publicIpv6Url]
     .filter((url): url is string => url !== null)
     .map(origin);
   const policy = contentSecurityPolicy(familyOrigins);
@@ -57,11 +63,12 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
 
   const originOf = (request: FastifyRequest) => {
     const facts = requestFacts(request);
-    const scheme = isSecureRequest(facts, options.trustProxy) ? 'https' : 'http';
-    return `${scheme}://${requestHost(facts, options.trustProxy) ?? 'localhost'}`;
+    const scheme = isSecureRequest(facts, config.trustProxy) ? 'https' : 'http';
+    return `${scheme}://${requestHost(facts, config.trustProxy) ?? 'localhost'}`;
   };
   const page = (reply: FastifyReply, pageOptions: PageOptions, status = 200) =>
     sendPage(reply, renderPage(assets, pageOptions), policy, status);
+  const rpkiAge = async () => vrpSetAgeNote(await options.vrpSetAge());
   const attributionOf = (headers: Record<string, unknown>) => {
     const value = headers['x-data-attribution'];
     return typeof value === 'string' ? value : '';
@@ -103,9 +110,10 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
         main: renderHome(assets, {
           ip: request.clientIp,
           facts: found && isIpAnswer(answer.body) ? { answer: answer.body } : { refusal: apiErrorText(answer) },
+          rpkiAge: await rpkiAge(),
           origin: originOf(request),
-          publicIpv4Url: options.publicIpv4Url,
-          publicIpv6Url: options.publicIpv6Url,
+          publicIpv4Url: config.publicIpv4Url,
+          publicIpv6Url: config.publicIpv6Url,
         }),
       },
       answer.status,
@@ -149,11 +157,12 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
       );
     }
     const { body } = answer;
+    const age = await rpkiAge();
     const shown =
       kind === 'asn' && isAsnAnswer(body)
-        ? { main: renderAsnLookup(body, apiPath), subject: body.asn }
+        ? { main: renderAsnLookup(body, apiPath, age), subject: body.asn }
         : isIpAnswer(body)
-          ? { main: renderIpLookup(assets, body, apiPath), subject: body.ip }
+          ? { main: renderIpLookup(assets, body, apiPath, age), subject: body.ip }
           : undefined;
     if (shown === undefined) throw new Error(`${apiPath} answered 200 without its schema's shape`);
     const { main, subject } = shown;
@@ -163,6 +172,7 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
       active: 'lookup',
       query: target,
       attribution: attributionOf(answer.headers),
+      ...(kind === 'ip' ? { scripts: ['abuse-contact.js'] } : {}),
       main,
     });
   });
@@ -180,15 +190,15 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): void {
 <div class="api-reference" id="api-reference" data-openapi="/api/v1/openapi.json"><noscript><p class="alert warn">The interactive reference needs JavaScript; the document itself is at <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.</p></noscript></div>`,
     }),
   );
-  const zone = options.resolverTestZone;
+  const zone = config.resolverTestZone;
   // Only this page may connect to the test zone's names (any port: the site's own may not be the default).
   const resolverPolicy = zone === null ? policy : contentSecurityPolicy([...familyOrigins, `*.${zone}:*`]);
   app.get(RESOLVER_PAGE_PATH, pageRoute(), (request, reply) => {
     const { port } = requestValues(request.query);
     const main = renderResolverPage({
       ip: request.clientIp,
-      publicIpv4Url: options.publicIpv4Url,
-      publicIpv6Url: options.publicIpv6Url,
+      publicIpv4Url: config.publicIpv4Url,
+      publicIpv6Url: config.publicIpv6Url,
       zone,
       origin: originOf(request),
       port: typeof port === 'string' ? port.trim().slice(0, 5) : '',
