@@ -36,13 +36,13 @@ const IPV6_LENGTHS: Record<number, number> = {
   36: 0.03,
   33: 0.02,
   32: 0.22,
-  31: 0.01,
-  30: 0.01,
-  29: 0.05,
-  28: 0.01,
-  24: 0.01,
-  20: 0.005,
-  19: 0.005,
+  31: 0.003,
+  30: 0.003,
+  29: 0.04,
+  28: 0.003,
+  24: 0.002,
+  20: 0.001,
+  19: 0.001,
   56: 0.01,
   64: 0.005,
 };
@@ -112,6 +112,13 @@ export function generateVrpJson(rows: AsnRangeColumns, total = 1_000_000, seed =
     const size = ((rows.lastHi[row] as bigint) << 64n) + (rows.lastLo[row] as bigint) - first + 1n;
     return (size & (size - 1n)) === 0n && first % size === 0n ? 128 - (size.toString(2).length - 1) : undefined;
   };
+  /** log2 of the row's size, rounded down. */
+  const rowBits = (version: 4 | 6, row: number): number => {
+    if (version === 4) return Math.floor(Math.log2((rows.last4[row] as number) - (rows.first4[row] as number) + 1));
+    const first = ((rows.firstHi[row] as bigint) << 64n) | (rows.firstLo[row] as bigint);
+    const size = ((rows.lastHi[row] as bigint) << 64n) + (rows.lastLo[row] as bigint) - first + 1n;
+    return size.toString(2).length - 1;
+  };
   const place = (version: 4 | 6, row: number, length: number): string => {
     if (version === 4) {
       const first = rows.first4[row] as number;
@@ -128,20 +135,21 @@ export function generateVrpJson(rows: AsnRangeColumns, total = 1_000_000, seed =
 
   /**
    * A new prefix of `length` bits and the row it was placed on. ROAs follow announcements: a route
-   * of that length if a few draws find one, else a longer route the VRP covers, else inside any
-   * row (a more-specific of a range the data merged, or space not announced). Undefined when every
-   * draw hits a prefix already taken.
+   * of that length if a few draws find one, else a prefix inside one row (a more-specific of a
+   * range the data merged, or space not announced), never one over several rows: placed by row
+   * count, such aggregates piled up over the dense PI blocks (ten covering VRPs per /48 route).
+   * Undefined when every draw hits a prefix already taken.
    */
   const drawPrefix = (version: 4 | 6, length: number): { row: number; prefix: string } | undefined => {
     for (let attempt = 0; attempt < 200; attempt++) {
       const row = Math.floor(unit() * rowOf[version].length);
-      const route = attempt < 60 ? routeLength(version, row) : undefined;
+      const route = routeLength(version, row);
       if (attempt < 30 && route !== length) continue;
-      if (attempt >= 30 && attempt < 60 && (route === undefined || route <= length)) continue;
+      if (attempt >= 30 && rowBits(version, row) < (version === 4 ? 32 : 128) - length) continue;
       const prefix = place(version, row, length);
       if (!prefixes.has(prefix)) return { row, prefix };
       // Taken: the routes of this kind are likely used up, so on to the next kind.
-      attempt = attempt < 30 ? 29 : Math.max(attempt, 59);
+      attempt = Math.max(attempt, 29);
     }
     return undefined;
   };
