@@ -3,8 +3,9 @@
 // rpki-client JSON, parsed and compiled as the updater's child does it (in this process, timed, and
 // by the real child, whose peak RSS is sampled), then loaded by fresh processes that already hold
 // the embedded data: the resident memory the set adds, and the cost of one validation beside the
-// plain ASN lookup of the same addresses, rounds interleaved. BENCH_ROUNDS rounds (7), BENCH_RUNS
-// processes for the memory (5); medians and minima, since the machine is shared.
+// plain ASN lookup of the same addresses, rounds interleaved. BENCH_VRPS VRPs (1,000,000),
+// BENCH_ROUNDS rounds (7), BENCH_RUNS processes for the memory (5); medians and minima, since the
+// machine is shared. Works in .tmp/bench-rpki.
 import { spawn } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

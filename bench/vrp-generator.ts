@@ -1,8 +1,8 @@
 // A VRP set shaped like the real one, for bench:rpki and the json-rpki scenario of bench:instructions:
 // rpki-client's JSON export (the production parser reads it), the same set from the same seed and
 // the same embedded ASN data. Every VRP is placed on the routed space of that data (a random row,
-// a random address in it, cut to the VRP's length), so VRPs nest as allocations do (a /16 over the
-// /24s of its customers), land where the service's routes are, and mostly name the route's origin.
+// a random address in it, cut to the VRP's length), so VRPs land where the service's routes are,
+// nest inside a range as assignments inside an allocation do, and mostly name the route's origin.
 import type { AsnRangeColumns } from '../src/ipinfo/data/asn-ranges.ts';
 import { formatIp } from '../src/net/ip-address.ts';
 import { xorshift } from '../test/support/public-addresses.ts';
