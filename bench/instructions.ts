@@ -105,7 +105,7 @@ async function instructionsPerRequest(
   return { main: counted.main / requests, others: counted.others / requests };
 }
 
-async function measure(name: string): Promise<void> {
+async function measure(name: string): Promise<Counted> {
   const scenario = SCENARIOS[name];
   if (!scenario) throw new Error(`unknown scenario "${name}"; known: ${Object.keys(SCENARIOS).join(', ')}`);
   const setup = await scenario.setup?.();
@@ -122,6 +122,7 @@ async function measure(name: string): Promise<void> {
     );
     running.push(service);
     await waitUntilReady(service.url, 120_000);
+    await setup?.verify?.(service.url);
     const bodyBytes = await sampleAnswerBytes(service.url, scenario, setup);
     const netinfo = await instructionsPerRequest(
       service,
@@ -143,6 +144,7 @@ async function measure(name: string): Promise<void> {
     console.log(
       `instruction ratio ${(baseline.main / netinfo.main).toFixed(2)} (baseline / netinfo, main thread, user space only)\n`,
     );
+    return netinfo;
   } finally {
     for (const server of running) server.child.kill('SIGKILL');
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
@@ -151,4 +153,24 @@ async function measure(name: string): Promise<void> {
 }
 
 const requested = process.argv.slice(2);
-for (const name of requested.length > 0 ? requested : ['ipv6', 'json']) await measure(name);
+const measured = new Map<string, Counted>();
+for (const name of requested.length > 0 ? requested : ['ipv6', 'json']) measured.set(name, await measure(name));
+
+// Targets against another scenario of the same run (e.g. json-rpki against json), on the main thread.
+for (const [name, counted] of measured) {
+  const relative = SCENARIOS[name]?.relative;
+  if (relative?.instructionsTimes === undefined) continue;
+  const other = measured.get(relative.scenario);
+  if (other === undefined) {
+    console.log(
+      `${name}: run it with ${relative.scenario} (npm run bench:instructions -- ${relative.scenario} ${name})`,
+    );
+    continue;
+  }
+  const times = counted.main / other.main;
+  const met = times <= relative.instructionsTimes;
+  console.log(
+    `${name} ${Math.round(counted.main)} instructions per request vs ${relative.scenario} ${Math.round(other.main)}: ${((times - 1) * 100).toFixed(1)}% (target <= +${((relative.instructionsTimes - 1) * 100).toFixed(0)}%): ${met ? 'met' : 'NOT met'}`,
+  );
+  if (!met) process.exitCode = 1;
+}

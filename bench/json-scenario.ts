@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Answer } from 'dns-packet';
 import { formatServer } from '../src/dns/servers.ts';
-import { ipDataPaths } from '../src/ipinfo/data/data-files.ts';
+import { ipDataPaths, SOURCES, type SourceId } from '../src/ipinfo/data/data-files.ts';
 import { embeddedAsnRanges, embeddedCityDatabase } from '../src/ipinfo/data/embedded-data.ts';
 import { runDataUpdate } from '../src/ipinfo/updater/run-update.ts';
 import { startFakeDnsServer } from '../test/support/fake-dns-server.ts';
@@ -14,6 +14,7 @@ import { startLocalHttpServer } from '../test/support/local-http-server.ts';
 import { FEED_FILES, feedDir } from '../test/support/mmdb-fixtures.ts';
 import { publicAddresses } from '../test/support/public-addresses.ts';
 import type { ScenarioSetup } from './scenario-setup.ts';
+import { generateVrpJson } from './vrp-generator.ts';
 
 const CLIENTS = 1000;
 /**
@@ -44,8 +45,31 @@ async function installFeeds(): Promise<string> {
   }
 }
 
+/** The generated 1 M VRP set (bench:rpki's), installed by the updater from a loopback server. */
+async function installVrps(asnRows: Parameters<typeof generateVrpJson>[0]): Promise<string> {
+  const generated = generateVrpJson(asnRows);
+  const http = await startLocalHttpServer();
+  try {
+    http.set('/rpki', { body: generated.json });
+    const urls = Object.fromEntries(SOURCES.map((source) => [source.id, null])) as Record<SourceId, string | null>;
+    urls.rpki = `${http.origin}/rpki`;
+    const reports = await runDataUpdate({ dataDir: path.resolve(DATA_DIR), urls, skip: {}, licenseKey: null });
+    const report = reports.find((r) => r.id === 'rpki');
+    if (report?.outcome === 'failed') throw new Error(`VRP install failed: ${report.detail}`);
+    return `${generated.ipv4 + generated.ipv6} generated VRPs (bench/vrp-generator.ts)`;
+  } finally {
+    await http.close();
+  }
+}
+
+/** FEED_RPKI_URL=off: the VRP set json-rpki installs in the same DATA_DIR is not loaded. */
 export async function jsonScenarioSetup(): Promise<ScenarioSetup> {
   return ipScenarioSetup('json');
+}
+
+/** json with a VRP set of 1 M installed: `network.rpki` in every answer whose route the data knows. */
+export async function jsonRpkiScenarioSetup(): Promise<ScenarioSetup> {
+  return ipScenarioSetup('json', true);
 }
 
 /** The same addresses asked about by path (`/api/v1/json/{ip}`), no forwarding header. */
@@ -61,11 +85,11 @@ export async function batchScenarioSetup(): Promise<ScenarioSetup> {
 const BATCHES = 5;
 const BATCH_SIZE = 1000;
 
-async function ipScenarioSetup(kind: 'json' | 'json-ip' | 'batch'): Promise<ScenarioSetup> {
+async function ipScenarioSetup(kind: 'json' | 'json-ip' | 'batch', rpki = false): Promise<ScenarioSetup> {
   // What `npm install` does for ./data: the service then starts as it does every later time.
   const embedded = ipDataPaths(path.resolve(DATA_DIR)).embedded;
-  await Promise.all([embeddedCityDatabase(embedded), embeddedAsnRanges(embedded)]);
-  const data = await installFeeds();
+  const [, asn] = await Promise.all([embeddedCityDatabase(embedded), embeddedAsnRanges(embedded)]);
+  const data = `${await installFeeds()}${rpki ? `; ${await installVrps(asn.ranges.rows)}` : ''}`;
   const ips = publicAddresses(kind === 'batch' ? BATCHES * BATCH_SIZE : CLIENTS);
   const dns = await startFakeDnsServer((question) => {
     if (question.type !== 'PTR' || !question.name.endsWith('.in-addr.arpa')) return { rcode: 'NXDOMAIN' };
@@ -100,7 +124,13 @@ async function ipScenarioSetup(kind: 'json' | 'json-ip' | 'batch'): Promise<Scen
     batch: `${BATCHES} batches of ${BATCH_SIZE} distinct public IPv4 addresses each, without hostname`,
   }[kind];
   return {
-    env: { TRUST_PROXY: 'loopback', DNS_SERVERS: formatServer(dns.server), DATA_DIR },
+    env: {
+      TRUST_PROXY: 'loopback',
+      DNS_SERVERS: formatServer(dns.server),
+      DATA_DIR,
+      // With a VRP set, no refresh of it runs during the measurement (the other side schedules none either).
+      ...(rpki ? { RPKI_REFRESH_MINUTES: '0' } : { FEED_RPKI_URL: 'off' }),
+    },
     requests,
     describe: `${what}, PTR from a loopback DNS server; ${data}${ACCEPT_ENCODING ? `; Accept-Encoding: ${ACCEPT_ENCODING}` : ''}`,
     async verify(url) {
@@ -129,11 +159,16 @@ async function ipScenarioSetup(kind: 'json' | 'json-ip' | 'batch'): Promise<Scen
         }
         return;
       }
-      const response = await fetch(`${url}/api/v1/json`, { headers: { 'x-forwarded-for': ips[0] as string } });
-      const body = (await response.json()) as { hostname?: string; ip?: string };
-      if (response.status !== 200 || body.ip !== ips[0] || !body.hostname?.endsWith('.bench.test')) {
-        throw new Error(`unexpected answer: ${response.status} ${JSON.stringify(body)}`);
+      let validated = 0;
+      for (const ip of ips.slice(0, 50)) {
+        const response = await fetch(`${url}/api/v1/json`, { headers: { 'x-forwarded-for': ip } });
+        const body = (await response.json()) as { hostname?: string; ip?: string; network?: { rpki?: unknown } };
+        if (response.status !== 200 || body.ip !== ip || !body.hostname?.endsWith('.bench.test')) {
+          throw new Error(`unexpected answer: ${response.status} ${JSON.stringify(body)}`);
+        }
+        if (body.network?.rpki !== undefined) validated++;
       }
+      if (rpki !== validated > 0) throw new Error(`${validated} of 50 answers had network.rpki (VRP set: ${rpki})`);
     },
     close: async () => {
       // With the caches working, about one query per client (more only once TTLs run out).

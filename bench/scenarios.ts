@@ -3,7 +3,7 @@
 
 import type { Client, Options, Request } from 'autocannon';
 import { NO_DOWNLOADS_ENV } from '../test/support/no-downloads.ts';
-import { batchScenarioSetup, jsonIpScenarioSetup, jsonScenarioSetup } from './json-scenario.ts';
+import { batchScenarioSetup, jsonIpScenarioSetup, jsonRpkiScenarioSetup, jsonScenarioSetup } from './json-scenario.ts';
 import { keyedScenarioSetup } from './keyed-scenario.ts';
 import type { ScenarioSetup } from './scenario-setup.ts';
 
@@ -27,6 +27,8 @@ export interface Scenario {
     /** Items per request here (a batch's addresses), and how many times the other's items/s to reach. */
     itemsPerRequest?: number;
     itemsPerSecondTimes?: number;
+    /** bench:instructions: main-thread instructions per request at most this many times the other's. */
+    instructionsTimes?: number;
   };
   /** Server CPU time per request under this many µs (a batch's server time). */
   cpuUsUnder?: number;
@@ -54,6 +56,14 @@ export const SCENARIOS: Record<string, Scenario> = {
   // 1,000 distinct public IPv4 clients through X-Forwarded-For, PTR answered by a local DNS server,
   // with all default data and the security feeds loaded.
   json: { path: '/api/v1/json', target: 0.6, setup: jsonScenarioSetup, p99UnderMs: 5, rssUnderMb: 300 },
+  // json with 1 M generated VRPs installed (json runs with FEED_RPKI_URL=off): network.rpki in the
+  // answers costs at most 3% more instructions per request (issue 33).
+  'json-rpki': {
+    path: '/api/v1/json',
+    target: 0.6,
+    setup: jsonRpkiScenarioSetup,
+    relative: { scenario: 'json', instructionsTimes: 1.03 },
+  },
   // The same 1,000 addresses and data, asked about by path: within 10% of json's ratio.
   'json-ip': {
     path: '/api/v1/json/{ip}',
