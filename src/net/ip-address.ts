@@ -150,6 +150,11 @@ function parseGroups(part: string): number[] {
 function formatIpv6(value: bigint): string {
   const groups: number[] = [];
   for (let shift = 112n; shift >= 0n; shift -= 16n) groups.push(Number((value >> shift) & 0xffffn));
+  return formatIpv6Groups(groups);
+}
+
+/** RFC 5952 text of the eight 16-bit groups of an IPv6 address (callers holding words skip the bigint). */
+export function formatIpv6Groups(groups: readonly number[]): string {
   // RFC 5952 4.2: compress the longest run of two or more zero groups, the first one on a tie.
   let bestStart = -1;
   let bestLength = 1;

@@ -1,7 +1,7 @@
 import { type Cidr, formatCidr, parseCidr } from '../net/cidr.ts';
 import type { IpAddress } from '../net/ip-address.ts';
-import { type RouteValidity, validateRoute } from './validity.ts';
-import type { Vrp, VrpSet } from './vrp-set.ts';
+import { type Match, matchOf, type RouteValidity, stateOf, validateRoute } from './validity.ts';
+import { forEachCovering, prefixText, type Vrp, type VrpSet } from './vrp-set.ts';
 
 export interface NetworkRpki {
   status: RouteValidity['state'];
@@ -11,14 +11,27 @@ export interface NetworkRpki {
 
 const asnText = (asn: number) => `AS${asn}`;
 
-/** `network.rpki` of /json: the ASN data's route through `address` (e.g. `1.1.1.0/24`) as originated by `asn`. */
+/**
+ * `network.rpki` of /json: the ASN data's route through `address` (e.g. `1.1.1.0/24`) as originated by
+ * `asn`. It runs for every address a /json or batch answer is made for, so it reads the typed arrays
+ * itself rather than through validateRoute's four lists of VRP objects (1.8 against 2.5 µs for IPv6).
+ */
 export function networkRpki(set: VrpSet, address: IpAddress, route: string, asn: number): NetworkRpki {
-  const validity = validateRoute(set, address, Number(route.slice(route.indexOf('/') + 1)), asn);
-  const answer: NetworkRpki = {
-    status: validity.state,
-    vrps: validity.covering.map((vrp) => ({ prefix: vrp.prefix, maxLength: vrp.maxLength, asn: asnText(vrp.asn) })),
-  };
-  if (validity.reason !== undefined) answer.reason = validity.reason === 'as' ? 'asn' : 'length';
+  const prefixLength = Number(route.slice(route.indexOf('/') + 1));
+  const seen: Record<Match, boolean> = { matched: false, unmatchedAs: false, unmatchedLength: false };
+  const vrps: NetworkRpki['vrps'] = [];
+  forEachCovering(set, address, prefixLength, (family, index) => {
+    const prefix = prefixText(family, index);
+    for (let at = family.vrpStart[index] as number; at < (family.vrpStart[index + 1] as number); at++) {
+      const vrpAsn = family.asns[at] as number;
+      const maxLength = family.maxLengths[at] as number;
+      seen[matchOf(vrpAsn, maxLength, asn, prefixLength)] = true;
+      vrps.push({ prefix, maxLength, asn: asnText(vrpAsn) });
+    }
+  });
+  const { state, reason } = stateOf(seen);
+  const answer: NetworkRpki = { status: state, vrps };
+  if (reason !== undefined) answer.reason = reason === 'as' ? 'asn' : 'length';
   return answer;
 }
 

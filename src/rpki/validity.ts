@@ -19,6 +19,21 @@ export interface RouteValidity {
   readonly covering: Vrp[];
 }
 
+export type Match = 'matched' | 'unmatchedAs' | 'unmatchedLength';
+
+/** RFC 6811 §2 for one covering VRP of a route of `prefixLength` originated by `asn`. */
+export function matchOf(vrpAsn: number, vrpMaxLength: number, asn: number, prefixLength: number): Match {
+  if (vrpAsn !== asn || asn === 0) return 'unmatchedAs';
+  return prefixLength > vrpMaxLength ? 'unmatchedLength' : 'matched';
+}
+
+/** The route's state from what its covering VRPs were: one match makes it valid, any cover without one invalid. */
+export function stateOf(seen: Readonly<Record<Match, boolean>>): { state: RpkiState; reason?: InvalidReason } {
+  if (seen.matched) return { state: 'valid' };
+  if (!seen.unmatchedAs && !seen.unmatchedLength) return { state: 'not-found' };
+  return { state: 'invalid', reason: seen.unmatchedLength ? 'length' : 'as' };
+}
+
 /**
  * RFC 6811 §2 origin validation of the route `address`/`prefixLength` originated by `asn`: valid when
  * a covering VRP matches, invalid when VRPs cover it but none matches, not-found when none covers it.
@@ -26,22 +41,18 @@ export interface RouteValidity {
  * addresses and are no longer than it.
  */
 export function validateRoute(set: VrpSet, address: IpAddress, prefixLength: number, asn: number): RouteValidity {
-  const matched: Vrp[] = [];
-  const unmatchedAs: Vrp[] = [];
-  const unmatchedLength: Vrp[] = [];
+  const groups: Record<Match, Vrp[]> = { matched: [], unmatchedAs: [], unmatchedLength: [] };
   const covering: Vrp[] = [];
   forEachCovering(set, address, prefixLength, (family, prefix) => {
     for (const vrp of vrpsOf(family, prefix)) {
       covering.push(vrp);
-      if (vrp.asn !== asn || asn === 0) unmatchedAs.push(vrp);
-      else if (prefixLength > vrp.maxLength) unmatchedLength.push(vrp);
-      else matched.push(vrp);
+      groups[matchOf(vrp.asn, vrp.maxLength, asn, prefixLength)].push(vrp);
     }
   });
-  if (matched.length > 0) return { state: 'valid', matched, unmatchedAs, unmatchedLength, covering };
-  if (unmatchedAs.length === 0 && unmatchedLength.length === 0) {
-    return { state: 'not-found', matched, unmatchedAs, unmatchedLength, covering };
-  }
-  const reason: InvalidReason = unmatchedLength.length > 0 ? 'length' : 'as';
-  return { state: 'invalid', reason, matched, unmatchedAs, unmatchedLength, covering };
+  const seen = {
+    matched: groups.matched.length > 0,
+    unmatchedAs: groups.unmatchedAs.length > 0,
+    unmatchedLength: groups.unmatchedLength.length > 0,
+  };
+  return { ...stateOf(seen), ...groups, covering };
 }
