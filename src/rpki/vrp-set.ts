@@ -9,7 +9,7 @@ export interface Vrp {
 
 /**
  * The VRPs of one family in typed arrays, never one object per VRP: a million VRPs take about
- * 20 MB here against several hundred as objects (bench:rpki). Distinct prefixes are sorted by first
+ * 22 MB here against 143 MB as the parser's objects (bench:rpki). Distinct prefixes are sorted by first
  * address, shorter first where two start alike; `parent` is the nearest distinct prefix that
  * contains each (prefixes nest or are disjoint), so the prefixes holding an address are a chain.
  * Each prefix's VRPs are `vrpStart[i]` up to `vrpStart[i + 1]`, sorted by AS then maxLength.
