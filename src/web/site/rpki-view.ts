@@ -15,10 +15,10 @@ export interface VrpSetAge {
   readonly generated: boolean;
 }
 
-const BADGE_CLASS: Record<Status, string> = { valid: 'good', invalid: 'bad', 'not-found': 'neutral' };
+export const BADGE_CLASS: Record<Status, string> = { valid: 'good', invalid: 'bad', 'not-found': 'neutral' };
 type Words = { readonly [S in Status]: string } & { readonly [R in NonNullable<Reason>]: string };
 // Words beside the colour, always: a badge never says its state by colour alone.
-const LONG: Words = {
+export const LONG: Words = {
   valid: 'RPKI valid',
   invalid: 'RPKI invalid',
   'not-found': 'No ROA',
