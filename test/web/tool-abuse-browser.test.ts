@@ -1,27 +1,24 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type FakeRegistries, startFakeRegistries } from '../abuse/fake-registries.ts';
+import { startAbuseSite } from '../support/abuse-site.ts';
 import { chromiumSkipReason } from '../support/chromium.ts';
-import { checkToolPage, startSite, WIDTHS, watchedPage } from '../support/site-browser.ts';
+import { checkToolPage, WIDTHS, watchedPage } from '../support/site-browser.ts';
 
-/** /tools/abuse against the registry-shaped RDAP fakes of test/abuse (nothing leaves the machine). */
 // biome-ignore lint/suspicious/noExplicitAny: the API's JSON, read field by field
 const getJson = async (url: string): Promise<any> => (await fetch(url)).json();
 
+/** /tools/abuse against the registry-shaped RDAP fakes of test/abuse (nothing leaves the machine). */
 describe('/tools/abuse: the registry’s abuse contact of an address', {
   skip: chromiumSkipReason,
   timeout: 180_000,
 }, () => {
-  let fakes: FakeRegistries;
-  let site: Awaited<ReturnType<typeof startSite>>;
+  let site: Awaited<ReturnType<typeof startAbuseSite>>;
 
   before(async () => {
-    fakes = await startFakeRegistries();
-    site = await startSite({ ...fakes.env, HOSTNAME_TIMEOUT_MS: '0' }, fakes.deps);
+    site = await startAbuseSite();
   });
   after(async () => {
     await site?.close();
-    await fakes?.close();
   });
 
   /** The facts card as term → text. */

@@ -1,32 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { FastifyInstance } from 'fastify';
-import type { Browser } from 'playwright-core';
-import { loadConfig } from '../../src/config.ts';
-import type { IpDataStore } from '../../src/ipinfo/data/ip-data-store.ts';
-import { runDataUpdate } from '../../src/ipinfo/updater/run-update.ts';
-import { rpkiOnlyPlan, updatePlanFromConfig } from '../../src/ipinfo/updater/update-plan.ts';
 import { BADGE_CLASS, LONG } from '../../src/web/site/rpki-view.ts';
-import { CHROMIUM, CHROMIUM_ARGS, chromiumSkipReason } from '../support/chromium.ts';
-import { startLiveDataApp } from '../support/live-data-app.ts';
-import { type LocalHttpServer, startLocalHttpServer } from '../support/local-http-server.ts';
+import { chromiumSkipReason } from '../support/chromium.ts';
+import { startRpkiSite } from '../support/rpki-site.ts';
 import { checkToolPage, WIDTHS, watchedPage } from '../support/site-browser.ts';
-
-const GENERATED = Math.floor(Date.now() / 1000 - 40 * 60) * 1000;
-
-/** rpki-client's vrps.json, as test/web/lookup-rpki-browser.test.ts installs it. */
-const VRPS = JSON.stringify({
-  metadata: { buildmachine: 'test', generated: GENERATED / 1000 },
-  roas: [
-    { prefix: '1.1.1.0/24', maxLength: 24, asn: 13335 },
-    { prefix: '1.0.0.0/24', maxLength: 24, asn: 64496 },
-    { prefix: '8.8.0.0/16', maxLength: 23, asn: 15169 },
-    { prefix: '8.0.0.0/8', maxLength: 24, asn: 0 },
-  ].map((roa) => ({ ...roa, ta: 'test', expires: GENERATED / 1000 + 86_400 })),
-});
 
 /** Each case's state and reason as /api/v1/json would say them, and the VRPs in each group (matched, other AS, too short). */
 const CASES = [
@@ -38,7 +15,7 @@ const CASES = [
     asn: '15169',
     status: 'invalid',
     reason: 'length',
-    groups: [0, 1, 1],
+    groups: [0, 0, 1],
   },
   {
     name: 'not-found',
@@ -57,41 +34,19 @@ describe('/tools/rpki: a prefix and an origin validated against the loaded VRPs'
   skip: chromiumSkipReason,
   timeout: 240_000,
 }, () => {
-  let server: LocalHttpServer;
-  let app: FastifyInstance;
-  let store: IpDataStore;
-  let base: string;
-  let dataDir: string;
-  let browser: Browser;
-  let env: Record<string, string>;
+  let site: Awaited<ReturnType<typeof startRpkiSite>>;
 
   before(async () => {
-    mkdirSync('.tmp', { recursive: true });
-    dataDir = mkdtempSync(path.resolve('.tmp', 'rpki-tool-'));
-    server = await startLocalHttpServer();
-    server.set('/vrps.json', { body: VRPS });
-    env = {
-      DATA_DIR: dataDir,
-      HOSTNAME_TIMEOUT_MS: '0',
-      DATA_REFRESH_HOURS: '0',
-      FEED_RPKI_URL: `${server.origin}/vrps.json`,
-      TRUST_PROXY: 'loopback',
-    };
-    ({ app, store, base } = await startLiveDataApp(env));
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+    site = await startRpkiSite('rpki-tool');
   });
   after(async () => {
-    await browser?.close();
-    await server?.close();
-    await app?.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await site?.close();
   });
 
   it('before any VRP set is installed, the 503 is said plainly', async () => {
-    assert.equal(store.current?.rpki, undefined);
-    const watched = await watchedPage(browser, base, { width: 375 });
-    await watched.page.goto(`${base}/tools/rpki?prefix=1.1.1.0%2F24&asn=AS13335`);
+    assert.equal(site.store.current?.rpki, undefined);
+    const watched = await watchedPage(site.browser, site.base, { width: 375 });
+    await watched.page.goto(`${site.base}/tools/rpki?prefix=1.1.1.0%2F24&asn=AS13335`);
     const alert = watched.page.locator('.alert.error');
     await alert.waitFor();
     assert.match((await alert.textContent()) ?? '', /^The API answered 503: .*VRP/i);
@@ -99,17 +54,14 @@ describe('/tools/rpki: a prefix and an origin validated against the loaded VRPs'
   });
 
   it("each state in the lookup pages' words and badge, Routinator's reason, the VRP groups, the set's age", async () => {
-    const reports = await runDataUpdate(rpkiOnlyPlan(updatePlanFromConfig(loadConfig(env))));
-    assert.equal(reports.find((report) => report.id === 'rpki')?.outcome, 'updated');
-    for (let i = 0; i < 250 && store.current?.rpki?.generatedAt !== GENERATED; i++) await sleep(20);
-    assert.equal(store.current?.rpki?.size, 4, 'the set is in use');
+    await site.install();
     for (const width of WIDTHS) {
       for (const { name, prefix, asn, status, reason, groups } of CASES) {
         const query = `prefix=${encodeURIComponent(prefix)}&asn=${asn}`;
-        const answer = await getJson(`${base}/api/v1/rpki?${query}`);
-        const watched = await watchedPage(browser, base, { width });
+        const answer = await getJson(`${site.base}/api/v1/rpki?${query}`);
+        const watched = await watchedPage(site.browser, site.base, { width });
         const { page } = watched;
-        await page.goto(`${base}/tools/rpki?${query}`);
+        await page.goto(`${site.base}/tools/rpki?${query}`);
         const badge = page.locator('#tool-result .badge.rpki');
         await badge.waitFor();
         assert.equal(await badge.textContent(), `${LONG[status]}${reason ? `: ${LONG[reason]}` : ''}`, name);
@@ -125,8 +77,7 @@ describe('/tools/rpki: a prefix and an origin validated against the loaded VRPs'
           for (const vrp of answer.validated_route.validity.VRPs[key]) {
             const row = rows.filter({ hasText: vrp.prefix });
             assert.match((await row.textContent()) ?? '', new RegExp(`/${vrp.max_length}${vrp.asn}$`), name);
-            if (vrp.asn !== 'AS0') assert.equal(await row.locator('a').getAttribute('href'), `/lookup/${vrp.asn}`);
-            else assert.equal(await row.locator('a').count(), 0, 'AS0 is no network to look up');
+            assert.equal(await row.locator('a').getAttribute('href'), `/lookup/${vrp.asn}`);
           }
         }
         assert.deepEqual(counts, groups, `${name}: matched, other AS, too short`);
@@ -139,9 +90,24 @@ describe('/tools/rpki: a prefix and an origin validated against the loaded VRPs'
     }
   });
 
+  it("the IP lookup page's route origin links here, the form filled and the validation run", async () => {
+    const watched = await watchedPage(site.browser, site.base, { width: 375 });
+    const { page } = watched;
+    await page.goto(`${site.base}/lookup/8.8.8.8`);
+    const { route, asn } = (await getJson(`${site.base}/api/v1/json/8.8.8.8`)).network;
+    const link = page.locator('a.rpki-tool');
+    assert.equal(await link.getAttribute('href'), `/tools/rpki?${new URLSearchParams({ prefix: route, asn })}`);
+    await link.click();
+    await page.locator('#tool-result .badge.rpki').waitFor();
+    assert.equal(await page.getByLabel('Prefix').inputValue(), route);
+    assert.equal(await page.getByLabel('Origin AS').inputValue(), asn);
+    assert.equal(await page.locator('#tool-result .badge.rpki').textContent(), `${LONG.invalid}: ${LONG.length}`);
+    await page.context().close();
+  });
+
   it('bad input: the 400 names the parameter', async () => {
-    const watched = await watchedPage(browser, base, { width: 1280 });
-    await watched.page.goto(`${base}/tools/rpki?prefix=1.1.1.1%2F24&asn=AS13335`);
+    const watched = await watchedPage(site.browser, site.base, { width: 1280 });
+    await watched.page.goto(`${site.base}/tools/rpki?prefix=1.1.1.1%2F24&asn=AS13335`);
     const alert = watched.page.locator('.alert.error');
     await alert.waitFor();
     assert.match((await alert.textContent()) ?? '', /^The API cannot use this input: .*'prefix'.*host bits/);

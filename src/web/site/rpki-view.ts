@@ -62,7 +62,13 @@ export function rpkiFacts(network: { asn?: string; route?: string; rpki?: Networ
   if (vrps.length > shown.length)
     shown.push(`<li class="hint">${vrps.length - shown.length} more in the raw JSON</li>`);
   const list = shown.length === 0 ? '' : `<ul class="vrps mono" aria-label="Covering VRPs">${shown.join('')}</ul>`;
-  return `<dt>Route origin</dt><dd>${badge(status, reason, LONG)}${list}</dd>`;
+  const tool = network.route && network.asn ? rpkiToolLink(network.route, network.asn) : '';
+  return `<dt>Route origin</dt><dd>${badge(status, reason, LONG)}${list}${tool}</dd>`;
+}
+
+function rpkiToolLink(route: string, asn: string): string {
+  const query = new URLSearchParams({ prefix: route, asn });
+  return `<a class="rpki-tool" href="/tools/rpki?${e(query.toString())}">Validity in detail</a>`;
 }
 
 function ago(ms: number): string {
