@@ -1,25 +1,22 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type FakeRegistries, startFakeRegistries } from '../abuse/fake-registries.ts';
+import { startAbuseSite } from '../support/abuse-site.ts';
 import { chromiumSkipReason } from '../support/chromium.ts';
-import { assertPageHealthy, FAILED_LOAD, screenshot, startSite, WIDTHS, watchedPage } from '../support/site-browser.ts';
+import { assertPageHealthy, FAILED_LOAD, screenshot, WIDTHS, watchedPage } from '../support/site-browser.ts';
 
 /**
  * The IP lookup page's "Report abuse to" line: fetched by the page from /api/v1/abuse after load,
  * answered by the registry-shaped RDAP fakes of test/abuse (nothing leaves the machine).
  */
 describe('the IP lookup page asks /api/v1/abuse after load', { skip: chromiumSkipReason, timeout: 180_000 }, () => {
-  let fakes: FakeRegistries;
-  let site: Awaited<ReturnType<typeof startSite>>;
+  let site: Awaited<ReturnType<typeof startAbuseSite>>;
   const line = '.abuse-contact';
 
   before(async () => {
-    fakes = await startFakeRegistries();
-    site = await startSite({ ...fakes.env, HOSTNAME_TIMEOUT_MS: '0' }, fakes.deps);
+    site = await startAbuseSite();
   });
   after(async () => {
     await site?.close();
-    await fakes?.close();
   });
 
   it("the registry's contact as a mailto link, and a quiet line when there is none or the registry fails", async () => {

@@ -1,34 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
-import { loadConfig } from '../../src/config.ts';
-import type { IpDataStore } from '../../src/ipinfo/data/ip-data-store.ts';
-import { runDataUpdate } from '../../src/ipinfo/updater/run-update.ts';
-import { rpkiOnlyPlan, updatePlanFromConfig } from '../../src/ipinfo/updater/update-plan.ts';
-import { CHROMIUM, CHROMIUM_ARGS, chromiumSkipReason } from '../support/chromium.ts';
-import { startLiveDataApp } from '../support/live-data-app.ts';
-import { type LocalHttpServer, startLocalHttpServer } from '../support/local-http-server.ts';
+import { chromiumSkipReason } from '../support/chromium.ts';
+import { GENERATED, startRpkiSite, VRPS } from '../support/rpki-site.ts';
 import { assertPageHealthy, screenshot, settleAbuseContact, WIDTHS, watchedPage } from '../support/site-browser.ts';
-
-// Forty minutes before the test runs, in whole seconds as rpki-client writes `generated`.
-const GENERATED = Math.floor(Date.now() / 1000 - 40 * 60) * 1000;
-
-/** rpki-client's vrps.json. The embedded ASN data routes 1.1.1.0/24 and 1.0.0.0/24 from AS13335, 8.8.8.0/24 from AS15169. */
-const VRPS = JSON.stringify({
-  metadata: { buildmachine: 'test', generated: GENERATED / 1000 },
-  roas: [
-    { prefix: '1.1.1.0/24', maxLength: 24, asn: 13335 },
-    // 1.0.0.0/24 authorised for another AS only: invalid by origin.
-    { prefix: '1.0.0.0/24', maxLength: 24, asn: 64496 },
-    // AS15169 may announce 8.8.0.0/16 up to /23 only: its /24 is invalid by length.
-    { prefix: '8.8.0.0/16', maxLength: 23, asn: 15169 },
-    { prefix: '2606:4700::/32', maxLength: 48, asn: 13335 },
-  ].map((roa) => ({ ...roa, ta: 'test', expires: GENERATED / 1000 + 86_400 })),
-});
 
 /** What each address's page must say, as /api/v1/json's `network.rpki` has it (9.9.9.0/24 has no VRP). */
 const CASES = [
@@ -65,43 +40,21 @@ describe('RPKI on the lookup pages: a badge, the covering VRPs, the counts of an
   skip: chromiumSkipReason,
   timeout: 240_000,
 }, () => {
-  let server: LocalHttpServer;
-  let app: FastifyInstance;
-  let store: IpDataStore;
+  let site: Awaited<ReturnType<typeof startRpkiSite>>;
   let base: string;
-  let dataDir: string;
   let browser: Browser;
-  let env: Record<string, string>;
   // biome-ignore lint/suspicious/noExplicitAny: the API's JSON, read field by field below
   const api = async (url: string): Promise<any> => (await fetch(`${base}${url}`)).json();
 
   before(async () => {
-    mkdirSync('.tmp', { recursive: true });
-    dataDir = mkdtempSync(path.resolve('.tmp', 'rpki-pages-'));
-    server = await startLocalHttpServer();
-    server.set('/vrps.json', { body: VRPS });
-    // DATA_REFRESH_HOURS=0: the app downloads nothing itself (the VRP set included); the test installs the set.
-    env = {
-      DATA_DIR: dataDir,
-      HOSTNAME_TIMEOUT_MS: '0',
-      DATA_REFRESH_HOURS: '0',
-      FEED_RPKI_URL: `${server.origin}/vrps.json`,
-      TRUST_PROXY: 'loopback',
-    };
-    ({ app, store, base } = await startLiveDataApp(env));
-    const reports = await runDataUpdate(rpkiOnlyPlan(updatePlanFromConfig(loadConfig(env))));
-    const report = reports.find((candidate) => candidate.id === 'rpki');
-    assert.equal(report?.outcome, 'updated', report?.detail);
-    for (let i = 0; i < 250 && store.current?.rpki?.generatedAt !== GENERATED; i++) await sleep(20);
-    assert.equal(store.current?.rpki?.size, 4, 'the set is in use');
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+    site = await startRpkiSite('rpki-pages');
+    base = site.base;
+    await site.install();
+    assert.equal(site.store.current?.rpki?.size, 4, 'the set is in use');
+    browser = site.browser;
   });
   after(async () => {
-    await browser?.close();
-    await server?.close();
-    await app?.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await site?.close();
   });
 
   it('an address: its state in words beside the route, its covering VRPs, the age of the set', async () => {
@@ -193,11 +146,9 @@ describe('RPKI on the lookup pages: a badge, the covering VRPs, the counts of an
 
   it("an export without the validator's time: the page says when the set was installed, and that the export does not say", async () => {
     const { metadata: _, ...withoutTime } = JSON.parse(VRPS);
-    server.set('/vrps.json', { body: JSON.stringify(withoutTime) });
+    site.server.set('/vrps.json', { body: JSON.stringify(withoutTime) });
     const installing = Date.now();
-    const reports = await runDataUpdate(rpkiOnlyPlan(updatePlanFromConfig(loadConfig(env))));
-    assert.equal(reports.find((report) => report.id === 'rpki')?.outcome, 'updated');
-    for (let i = 0; i < 250 && !Number.isNaN(store.current?.rpki?.generatedAt); i++) await sleep(20);
+    await site.install(Number.NaN);
     const { page } = await watchedPage(browser, base, { width: 1280, javaScript: false });
     await page.goto(`${base}/lookup/1.1.1.1`);
     assert.equal(await text(page, '.badge.rpki'), 'RPKI valid');

@@ -96,6 +96,8 @@ describe('tool pages in Chromium', { skip, timeout: 240_000 }, () => {
         '/tools/whois',
         '/tools/ssl',
         '/tools/blacklist',
+        '/tools/rpki',
+        '/tools/abuse',
         '/tools/mail',
         '/tools/http',
         '/tools/ping',

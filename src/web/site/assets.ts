@@ -87,6 +87,8 @@ export function createAssetStore(): AssetStore {
     'tool-whois.js',
     'tool-ssl.js',
     'tool-blacklist.js',
+    'tool-rpki.js',
+    'tool-abuse.js',
     'tool-mail.js',
     'tool-http.js',
     'ping.js',

@@ -17,7 +17,8 @@ export const NAVIGATION = [
   { key: 'docs', href: '/docs', label: 'API' },
   { key: 'dashboard', href: '/dashboard', label: 'API keys' },
 ] as const;
-export type NavigationKey = (typeof NAVIGATION)[number]['key'] | 'lookup' | 'tools';
+// The RPKI and abuse tools are on /tools only: at 375 px the 13 entries already take three rows.
+export type NavigationKey = (typeof NAVIGATION)[number]['key'] | 'lookup' | 'tools' | 'rpki' | 'abuse';
 
 export interface PageOptions {
   readonly title: string;

@@ -15,10 +15,10 @@ export interface VrpSetAge {
   readonly generated: boolean;
 }
 
-const BADGE_CLASS: Record<Status, string> = { valid: 'good', invalid: 'bad', 'not-found': 'neutral' };
+export const BADGE_CLASS: Record<Status, string> = { valid: 'good', invalid: 'bad', 'not-found': 'neutral' };
 type Words = { readonly [S in Status]: string } & { readonly [R in NonNullable<Reason>]: string };
 // Words beside the colour, always: a badge never says its state by colour alone.
-const LONG: Words = {
+export const LONG: Words = {
   valid: 'RPKI valid',
   invalid: 'RPKI invalid',
   'not-found': 'No ROA',
@@ -62,7 +62,13 @@ export function rpkiFacts(network: { asn?: string; route?: string; rpki?: Networ
   if (vrps.length > shown.length)
     shown.push(`<li class="hint">${vrps.length - shown.length} more in the raw JSON</li>`);
   const list = shown.length === 0 ? '' : `<ul class="vrps mono" aria-label="Covering VRPs">${shown.join('')}</ul>`;
-  return `<dt>Route origin</dt><dd>${badge(status, reason, LONG)}${list}</dd>`;
+  const tool = network.route && network.asn ? rpkiToolLink(network.route, network.asn) : '';
+  return `<dt>Route origin</dt><dd>${badge(status, reason, LONG)}${list}${tool}</dd>`;
+}
+
+function rpkiToolLink(route: string, asn: string): string {
+  const query = new URLSearchParams({ prefix: route, asn });
+  return `<a class="rpki-tool" href="/tools/rpki?${e(query.toString())}">Validity in detail</a>`;
 }
 
 function ago(ms: number): string {

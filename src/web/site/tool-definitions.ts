@@ -31,7 +31,18 @@ export interface FieldLayout {
 }
 
 export interface ToolDefinition {
-  readonly key: 'dns' | 'whois' | 'ssl' | 'blacklist' | 'mail' | 'http' | 'ping' | 'traceroute' | 'mtr';
+  readonly key:
+    | 'dns'
+    | 'whois'
+    | 'ssl'
+    | 'blacklist'
+    | 'mail'
+    | 'http'
+    | 'ping'
+    | 'traceroute'
+    | 'mtr'
+    | 'rpki'
+    | 'abuse';
   readonly path: string;
   /** The `<h1>` and the start of the `<title>`. */
   readonly heading: string;
@@ -115,6 +126,30 @@ export const TOOLS: readonly ToolDefinition[] = [
     script: 'tool-blacklist.js',
     submit: 'Check',
     fields: [{ param: 'ip', label: 'IPv4 address', placeholder: '192.0.2.1' }],
+  },
+  {
+    key: 'rpki',
+    path: '/tools/rpki',
+    heading: 'RPKI validity',
+    summary:
+      'Whether a prefix announced by an origin AS is RPKI valid, invalid or has no ROA (RFC 6811), with the VRPs that decide it.',
+    api: '/api/v1/rpki',
+    script: 'tool-rpki.js',
+    submit: 'Validate',
+    fields: [
+      { param: 'prefix', label: 'Prefix', placeholder: '1.1.1.0/24', hint: true },
+      { param: 'asn', label: 'Origin AS', placeholder: 'AS13335', narrow: true },
+    ],
+  },
+  {
+    key: 'abuse',
+    path: '/tools/abuse',
+    heading: 'Abuse contact',
+    summary: 'Whom to write to about abuse from an IP address: the contact its registry publishes over RDAP.',
+    api: '/api/v1/abuse',
+    script: 'tool-abuse.js',
+    submit: 'Look up',
+    fields: [{ param: 'ip', label: 'IP address', placeholder: '193.0.6.139' }],
   },
   {
     key: 'mail',
