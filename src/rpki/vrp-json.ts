@@ -1,4 +1,4 @@
-import { MAX_ASN } from '../net/asn.ts';
+import { MAX_ASN, parseAsn } from '../net/asn.ts';
 import { parseCidr } from '../net/cidr.ts';
 import type { VrpEntry } from './vrp-file.ts';
 
@@ -48,8 +48,7 @@ function readRoa(roa: unknown): VrpEntry | string {
   if (longest < parsed.cidr.prefixLength || longest > bits) {
     return `maxLength ${longest} outside /${parsed.cidr.prefixLength}../${bits}`;
   }
-  const number = typeof asn === 'string' ? (/^AS(0|[1-9][0-9]{0,9})$/i.exec(asn)?.[1] ?? Number.NaN) : asn;
-  const origin = typeof number === 'string' ? Number(number) : number;
+  const origin = typeof asn === 'string' ? parseAsn(asn) : asn;
   if (typeof origin !== 'number' || !Number.isInteger(origin) || origin < 0 || origin > MAX_ASN) {
     return `asn ${JSON.stringify(asn)} not an AS number`;
   }
