@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config.ts';
+import { vrpSetAge } from '../../src/ipinfo/answers/ip-answers.ts';
 import { ipDataPaths, SOURCES, type SourceId } from '../../src/ipinfo/data/data-files.ts';
 import type { IpDataStore } from '../../src/ipinfo/data/ip-data-store.ts';
 import { createIpDataStoreFromConfig } from '../../src/ipinfo/services.ts';
@@ -289,6 +290,7 @@ describe('RPKI_VRP_FILE and FEED_RPKI_URL=off', () => {
     assert.equal(data.rpki?.size, 3);
     assert.equal(data.sources.find((source) => source.source === 'rpki')?.origin, 'operator');
     assert.equal(store.readinessCheck().state, 'ready');
+    assert.equal((await vrpSetAge(store, Date.now()))?.stale, false);
 
     // A set a validator generated 30 hours ago: still used, and /readyz says it is stale.
     writeFileSync(file, rpkiClientJson([...CLOUDFLARE, ['9.9.9.0/24', 24, 19281]], GENERATED - 28 * 3_600_000));
@@ -298,6 +300,7 @@ describe('RPKI_VRP_FILE and FEED_RPKI_URL=off', () => {
     const stale = store.readinessCheck();
     assert.equal(stale.state, 'degraded');
     assert.match(stale.detail ?? '', /the RPKI VRP set was generated 30 h ago, over a day: its refresh is failing/);
+    assert.equal((await vrpSetAge(store, Date.now()))?.stale, true, 'the pages are told too');
 
     assert.throws(
       () => loadConfig({ RPKI_VRP_FILE: path.join(dataDir, 'missing.json') }),

@@ -1,5 +1,6 @@
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import { type SharedWhileInFlight, sharedWhileInFlight } from '../../cache/in-flight.ts';
+import { isStaleVrpSet } from '../data/data-sources.ts';
 import type { IpData } from '../data/ip-data.ts';
 import type { IpDataStore } from '../data/ip-data-store.ts';
 import { createAnswerCache } from './answer-cache.ts';
@@ -44,7 +45,8 @@ export function snapshotOf(store: IpDataStore): IpData | undefined | Promise<IpD
 export async function vrpSetAge(store: IpDataStore, now: number) {
   const source = (await snapshotOf(store))?.sources.find((candidate) => candidate.kind === 'rpki');
   if (source?.kind !== 'rpki') return undefined;
-  return { at: source.updatedAt, ageMs: now - source.updatedAt, generated: source.generated };
+  const stale = isStaleVrpSet(source, now);
+  return { at: source.updatedAt, ageMs: now - source.updatedAt, generated: source.generated, stale };
 }
 
 /** The description with its reverse name, when the address is public and one arrives in time. */

@@ -93,10 +93,14 @@ export function describeAges(sources: readonly DataSource[], now: number): strin
  */
 const RPKI_STALE_MS = 24 * 3_600_000;
 
+export function isStaleVrpSet(source: RpkiSource, now: number): boolean {
+  return now - source.updatedAt > RPKI_STALE_MS;
+}
+
 /** What /readyz reports as degraded about the loaded data's age. */
 export function staleSources(sources: readonly DataSource[], now: number): string[] {
   return sources.flatMap((source) =>
-    source.kind === 'rpki' && now - source.updatedAt > RPKI_STALE_MS
+    source.kind === 'rpki' && isStaleVrpSet(source, now)
       ? [
           `the RPKI VRP set was ${source.generated ? 'generated' : 'installed'} ${formatAge(now - source.updatedAt)} ago, over a day: its refresh is failing, so origin validation may be out of date`,
         ]

@@ -13,6 +13,8 @@ export interface VrpSetAge {
   readonly at: number;
   readonly ageMs: number;
   readonly generated: boolean;
+  /** Older than /readyz allows (a day): the refresh is failing. */
+  readonly stale: boolean;
 }
 
 export const BADGE_CLASS: Record<Status, string> = { valid: 'good', invalid: 'bad', 'not-found': 'neutral' };
@@ -83,9 +85,12 @@ function ago(ms: number): string {
 export function vrpSetAgeNote(set: VrpSetAge | undefined): string {
   if (set === undefined) return '';
   const time = `<time datetime="${new Date(set.at).toISOString()}">${utcMinute(set.at)}</time>`;
+  const stale = set.stale
+    ? ' <strong class="rpki-stale">Over a day old: this instance cannot refresh it, so ROAs made or withdrawn since are missing.</strong>'
+    : '';
   return set.generated
-    ? `<p class="hint rpki-age">VRPs generated ${ago(set.ageMs)} ago by the validator (${time}).</p>`
-    : `<p class="hint rpki-age">VRPs installed ${ago(set.ageMs)} ago (${time}); the validator's export does not say when it made them.</p>`;
+    ? `<p class="hint rpki-age">VRPs generated ${ago(set.ageMs)} ago by the validator (${time}).${stale}</p>`
+    : `<p class="hint rpki-age">VRPs installed ${ago(set.ageMs)} ago (${time}); the validator's export does not say when it made them.${stale}</p>`;
 }
 
 /** A listed prefix's status, short: the list can hold 500. */
