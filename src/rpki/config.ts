@@ -3,7 +3,7 @@ import path from 'node:path';
 import { type ConfigVariable, httpUrl, integerIn, text } from '../config-values.ts';
 
 /** rpki-client's own hourly export of every RIR's VRPs: `asn` as a number, about 800,000 entries. */
-export const DEFAULT_RPKI_URL = 'https://console.rpki-client.org/vrps.json';
+const DEFAULT_RPKI_URL = 'https://console.rpki-client.org/vrps.json';
 
 export const rpkiConfigVariables = {
   rpkiFeedUrl: {

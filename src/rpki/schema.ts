@@ -3,7 +3,7 @@ import { commonErrorResponses, okResponse } from '../http/schemas.ts';
 
 const AsnText = (description: string) => Type.String({ pattern: '^AS[0-9]+$', description, examples: ['AS13335'] });
 
-export const VrpBody = Type.Object(
+const VrpBody = Type.Object(
   {
     prefix: Type.String({ description: 'The prefix the ROA authorises.', examples: ['1.1.1.0/24'] }),
     maxLength: Type.Integer({ description: 'The longest announcement of the prefix it allows (RFC 6482).' }),
@@ -15,7 +15,7 @@ export const VrpBody = Type.Object(
 const STATES = ['valid', 'invalid', 'not-found'] as const;
 const REASONS = ['asn', 'length'] as const;
 
-export const RpkiStatus = Type.Union(
+const RpkiStatus = Type.Union(
   STATES.map((state) => Type.Literal(state)),
   {
     description:

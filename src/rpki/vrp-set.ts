@@ -37,7 +37,7 @@ export interface VrpSet {
 const scratch = new DataView(new ArrayBuffer(16));
 
 /** `words` of an address: IPv4 its value, IPv6 four 32-bit words. */
-export function addressWords(address: IpAddress): number[] {
+function addressWords(address: IpAddress): number[] {
   if (address.version === 4) return [address.value];
   scratch.setBigUint64(0, address.value >> 64n);
   scratch.setBigUint64(8, BigInt.asUintN(64, address.value));

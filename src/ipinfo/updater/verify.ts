@@ -105,7 +105,7 @@ export function verifyFeed(
 }
 
 /** The real set has about 800,000 VRPs (+23% a year); ten times that is a broken export. */
-export const MAX_VRPS = 8_000_000;
+const MAX_VRPS = 8_000_000;
 
 /**
  * A VRP export is installed only if it is complete JSON in the shared form (an HTML page or a cut
