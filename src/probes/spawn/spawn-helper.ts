@@ -79,6 +79,9 @@ export function createHelperSpawner(): { spawner: Spawner; close(): Promise<void
     if (!current) return;
     helper = null;
     const exited = new Promise((resolve) => current.once('exit', resolve));
+    // An idle helper is unreferenced: without this the event loop could empty before its exit is
+    // seen, and a close awaited at the end of a script would never settle.
+    current.ref();
     current.disconnect();
     await exited;
   }
