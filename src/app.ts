@@ -42,6 +42,7 @@ import { createUpstreamCharges } from './limits/upstream-cost.ts';
 import { createMailChecker } from './mail/checker.ts';
 import { mailPlugin } from './mail/plugin.ts';
 import { MAIL_TOOL } from './mail/tool.ts';
+import { mcpPlugin } from './mcp/plugin.ts';
 import { buildMesh } from './mesh/build.ts';
 import { meshPlugin } from './mesh/plugin.ts';
 import {
@@ -73,6 +74,7 @@ import { createTlsChecker } from './tls/inspect.ts';
 import { sslPlugin } from './tls/plugin.ts';
 import { SSL_TOOL } from './tls/tool.ts';
 import { upstreamDemands } from './upstream-demands.ts';
+import { VERSION } from './version.ts';
 import { DASHBOARD_PATH, dashboardPlugin } from './web/dashboard-plugin.ts';
 import { createAssetStore } from './web/site/assets.ts';
 import { registerSite } from './web/site/routes.ts';
@@ -303,6 +305,13 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const siteAssets = createAssetStore();
   app.register(dashboardPlugin, { accounts, site: siteAssets, routes });
   registerSite(app, config, { assets: siteAssets, routes, vrpSetAge: () => vrpSetAge(ipInfo.store, now()) });
+  // The API's routes as MCP tools for AI agents, derived from the routes' schemas.
+  app.register(mcpPlugin, {
+    routes,
+    internal: internalRequests,
+    cancellations: shared.toolCancellations,
+    version: VERSION,
+  });
   app.register(openApiDocumentPlugin, {
     origin: (request) => ({
       host: requestHost(requestFacts(request), config.trustProxy),

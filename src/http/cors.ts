@@ -25,7 +25,8 @@ const PREFLIGHT = {
   'access-control-allow-methods': 'GET, HEAD, POST, OPTIONS',
   // Last-Event-ID: a cross-origin EventSource sends it when it reconnects, and must get the stream
   // routes' 204 (probes/stream/finished-stream.ts) rather than a failed preflight it would retry.
-  'access-control-allow-headers': 'Authorization, Content-Type, Last-Event-ID',
+  // Mcp-*: what a browser-based MCP client (the MCP Inspector) sends to /mcp.
+  'access-control-allow-headers': 'Authorization, Content-Type, Last-Event-ID, Mcp-Session-Id, Mcp-Protocol-Version',
   'access-control-max-age': '86400',
 };
 

@@ -29,6 +29,9 @@ service failed. Requests that cannot be routed or read are not counted and carry
 100 characters (a 400 naming the parameter for an address or an ASN) or a URL over 8 KiB, 431 headers over
 16 KiB, 408 too slow, 405 a CONNECT (this is not a proxy).
 
+**MCP.** The same operations are tools for AI agents at \`/mcp\` (Model Context Protocol, Streamable HTTP): each tool's
+input is its operation's parameters, its result the operation's JSON, with the same key, limits and errors (docs/mcp.md).
+
 **CORS.** \`Access-Control-Allow-Origin: *\` and \`Access-Control-Expose-Headers: *\` on every response: scripts on any site read every header (X-RateLimit-*, X-Request-Id, X-Data-Attribution). No cookies cross-origin; an API key in the Authorization header works (preflights allow it).
 
 **API keys.** Format: \`nk_\` + 30 random base62 characters + a 6-character base62 CRC-32 of them (39 characters,
@@ -149,7 +152,8 @@ const MAX_CACHED_DOCUMENTS = 16;
  */
 export const openApiDocumentPlugin: FastifyPluginAsync<{ origin: RequestOrigin }> = async (app, { origin }) => {
   const documents = new Map<string, { body: string; etag: string }>();
-  app.get('/api/v1/openapi.json', { schema: { hide: true } }, async (request, reply) => {
+  const served = { agentTool: { none: 'the MCP server serves it as the resource netinfo://openapi' } };
+  app.get('/api/v1/openapi.json', { schema: { hide: true }, config: served }, async (request, reply) => {
     const { host, secure } = origin(request);
     const url = serverUrl(host, secure);
     let document = documents.get(url);

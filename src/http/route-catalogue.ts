@@ -1,9 +1,10 @@
-import type { FastifyInstance, FastifySchema } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifySchema } from 'fastify';
 
 export interface CataloguedRoute {
   readonly method: string;
   readonly url: string;
   readonly schema: FastifySchema | undefined;
+  readonly config: FastifyContextConfig | undefined;
 }
 
 export interface RouteCatalogue {
@@ -13,13 +14,25 @@ export interface RouteCatalogue {
 
 /**
  * Every route as it is added, with its schema as given (the TypeBox objects): what the tool pages and
- * later the MCP server read instead of restating the API. Created before any route, so the hook sees
+ * the MCP server (mcp/tools.ts) read instead of restating the API. Created before any route, so the hook sees
  * all of them, plugins' included (they load at ready: read the catalogue lazily).
  */
 export function createRouteCatalogue(app: FastifyInstance): RouteCatalogue {
   const routes: CataloguedRoute[] = [];
   app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) routes.push({ method, url: route.url, schema: route.schema });
+    // Read through the route's options: later onRoute hooks (a plugin's, the rate limiter's) replace its config.
+    for (const method of [route.method].flat()) {
+      routes.push({
+        method,
+        url: route.url,
+        get schema() {
+          return route.schema;
+        },
+        get config() {
+          return route.config;
+        },
+      });
+    }
   });
   return {
     routes,

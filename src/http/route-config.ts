@@ -21,7 +21,37 @@ declare module 'fastify' {
     apiKeyInQuery?: boolean;
     /** The stream takes the response over (http/sse.ts): onSend steps do not see its end. */
     stream?: boolean;
+    /**
+     * The route as a tool for AI agents (mcp/tools.ts derives the tool's input from the route's
+     * schema), or why it is none: every route under /api/v1 but the account API says one or the other.
+     */
+    agentTool?: AgentTool | { readonly none: string };
   }
+}
+
+/** What a route adds to its schema to be an MCP tool: a name, and its answer in a sentence. */
+export interface AgentTool {
+  /** snake_case, unique. */
+  readonly name: string;
+  /** A line for a person: the answer's gist (the whole JSON goes beside it). Given the route's 2xx JSON; a stream's is its `done` event with `events`. */
+  readonly summary: (answer: never) => string;
+  /**
+   * A request that starts work elsewhere (a measurement): the events to follow as progress and the
+   * answer to return, read as the caller without counting again.
+   */
+  readonly follow?: (answer: never) => { readonly events: string; readonly result: string };
+}
+
+/**
+ * Types the summary by the route's answer (its `Static` type; for a followed route, the answer of
+ * `result`); the tool runner hands it the parsed JSON.
+ */
+export function agentTool<Answer, Started = Answer>(
+  name: string,
+  summary: (answer: Answer) => string,
+  follow?: (started: Started) => { events: string; result: string },
+): AgentTool {
+  return { name, summary, ...(follow ? { follow } : {}) } as AgentTool;
 }
 
 /** A route option may hold one hook, a list, or none: `route.onSend = [...hookList(route.onSend), step]`. */

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { apiErrors } from '../http/errors.ts';
+import { agentTool } from '../http/route-config.ts';
 import { CALLER_SPECIFIC_CACHE_CONTROL } from '../http/schemas.ts';
+import { asnSummary, batchSummary, ipSummary } from './agent-summaries.ts';
 import { ASN_PARAMETER_HINT } from './answers/asn-answer.ts';
 import { snapshotOf } from './answers/ip-answers.ts';
 import { asnAnswerOrError } from './asn-lookup.ts';
@@ -29,6 +31,10 @@ import type { IpInfoServices } from './services.ts';
 
 export const BATCH_PATH = '/api/v1/batch';
 
+const IPV6_NOT_A_TOOL = {
+  agentTool: { none: "my_ip answers the caller's address, whose family is plain from it" },
+};
+
 export interface IpInfoPluginOptions {
   services: IpInfoServices;
   now: () => number;
@@ -39,17 +45,22 @@ export const ipInfoPlugin: FastifyPluginAsyncTypebox<IpInfoPluginOptions> = asyn
   const { store, sendJson } = services;
 
   // Sent at once rather than returned from an async function: no promise on the hottest route.
-  app.get('/api/v1/ipv6', { schema: ipFamilyRouteSchema }, (request, reply) => {
+  app.get('/api/v1/ipv6', { schema: ipFamilyRouteSchema, config: IPV6_NOT_A_TOOL }, (request, reply) => {
     reply.header('cache-control', CALLER_SPECIFIC_CACHE_CONTROL).send(describeIpFamily(request.clientIp, now()));
   });
 
-  app.get('/api/v1/json', { schema: jsonRouteSchema }, (request, reply) =>
-    sendJson(request.clientIp, undefined, selectedFields(request.query.fields), reply),
+  app.get(
+    '/api/v1/json',
+    { schema: jsonRouteSchema, config: { agentTool: agentTool('my_ip', ipSummary) } },
+    (request, reply) => sendJson(request.clientIp, undefined, selectedFields(request.query.fields), reply),
   );
 
   app.get(
     '/api/v1/json/:ip',
-    { schema: jsonIpRouteSchema, config: { parameterHints: { ip: IP_PARAMETER_HINT } } },
+    {
+      schema: jsonIpRouteSchema,
+      config: { parameterHints: { ip: IP_PARAMETER_HINT }, agentTool: agentTool('ip_info', ipSummary) },
+    },
     (request, reply) => {
       const asked = parseIpParameter(request.params.ip);
       if (!asked.ok) throw apiErrors.invalidPathParameter('ip', asked.reason);
@@ -59,7 +70,10 @@ export const ipInfoPlugin: FastifyPluginAsyncTypebox<IpInfoPluginOptions> = asyn
 
   app.get(
     '/api/v1/asn/:asn',
-    { schema: asnRouteSchema, config: { parameterHints: { asn: ASN_PARAMETER_HINT } } },
+    {
+      schema: asnRouteSchema,
+      config: { parameterHints: { asn: ASN_PARAMETER_HINT }, agentTool: agentTool('asn_info', asnSummary) },
+    },
     async (request, reply) => {
       const data = await snapshotOf(store);
       const answer = asnAnswerOrError(request.params.asn, data);
@@ -86,6 +100,7 @@ export const ipInfoPlugin: FastifyPluginAsyncTypebox<IpInfoPluginOptions> = asyn
         validatorCompiler: () => () => true,
         // Counted as its distinct items, all or nothing, once the body is read (limits/rate-limit-hook.ts).
         config: {
+          agentTool: agentTool('ip_batch', batchSummary),
           rateLimitCost: (request) => batchCost(parsedBody(request)),
           rateLimitCostText: (request, cost) => {
             const sent = parsedBody(request).length;

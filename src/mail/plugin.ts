@@ -3,10 +3,21 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { describeDnsFailure } from '../dns/errors.ts';
 import { normaliseQueryName } from '../dns/names.ts';
 import { apiErrors } from '../http/errors.ts';
+import { agentTool } from '../http/route-config.ts';
 import { type InFlightCap, withinInFlightCap } from '../limits/in-flight.ts';
 import type { QuestionTally, UpstreamCharges } from '../limits/upstream-cost.ts';
 import { type MailChecker, MailLookupFailed } from './checker.ts';
-import { mailRouteSchema } from './schema.ts';
+import { type MailReport, mailRouteSchema } from './schema.ts';
+
+const found = (section: { found: boolean }) => (section.found ? 'yes' : 'no');
+
+/** `example.com: MX yes, SPF yes, DMARC p=reject, MTA-STS no, TLS-RPT no; 2 problems: …` (every section's) */
+const MAIL_AGENT_TOOL = agentTool<MailReport>('mail_check', (answer) => {
+  const { mx, spf, dmarc, dkim, mta_sts, tls_rpt } = answer;
+  const problems = [answer, mx, spf, dmarc, ...(dkim ? [dkim] : []), mta_sts, tls_rpt].flatMap((part) => part.problems);
+  const listed = problems.length === 0 ? 'no problems' : `${problems.length} problems: ${problems.join('; ')}`;
+  return `${answer.domain}: MX ${found(mx)}, SPF ${found(spf)}, DMARC ${dmarc.found ? `p=${dmarc.p}` : 'no'}${dkim ? `, DKIM ${found(dkim)}` : ''}, MTA-STS ${found(mta_sts)}, TLS-RPT ${found(tls_rpt)}; ${listed}`;
+});
 
 export interface MailPluginOptions {
   checker: MailChecker;
@@ -15,19 +26,24 @@ export interface MailPluginOptions {
 }
 
 export const mailPlugin: FastifyPluginAsyncTypebox<MailPluginOptions> = async (app, { checker, cap, charges }) => {
-  app.get('/api/v1/mail', { schema: mailRouteSchema }, async (request, reply) => {
-    const domain = mailDomain(request.query.domain);
-    const selector = dkimSelector(request.query.dkim_selector, domain);
-    const tally: QuestionTally = { questions: 0 };
-    try {
-      return await withinInFlightCap(cap, request, () => checker.check(domain, selector, tally));
-    } catch (error) {
-      if (error instanceof MailLookupFailed) throw apiErrors.upstream(describeDnsFailure(domain, 'MX', error.dnsError));
-      throw error;
-    } finally {
-      await charges.settle(request, reply, tally);
-    }
-  });
+  app.get(
+    '/api/v1/mail',
+    { schema: mailRouteSchema, config: { agentTool: MAIL_AGENT_TOOL } },
+    async (request, reply) => {
+      const domain = mailDomain(request.query.domain);
+      const selector = dkimSelector(request.query.dkim_selector, domain);
+      const tally: QuestionTally = { questions: 0 };
+      try {
+        return await withinInFlightCap(cap, request, () => checker.check(domain, selector, tally));
+      } catch (error) {
+        if (error instanceof MailLookupFailed)
+          throw apiErrors.upstream(describeDnsFailure(domain, 'MX', error.dnsError));
+        throw error;
+      } finally {
+        await charges.settle(request, reply, tally);
+      }
+    },
+  );
 };
 
 function mailDomain(input: string): string {

@@ -1,19 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { PortRanges } from '../httpcheck/config.ts';
 import type { IpDataStore } from '../ipinfo/data/ip-data-store.ts';
 import type { InternalRequests } from '../limits/internal-request.ts';
+import { VERSION } from '../version.ts';
 import type { MeshConfig } from './config.ts';
 import { describeNode, type NodeFacts } from './describe-node.ts';
 import { hasRawSockets, installedTools, publicInterfaceAddresses } from './node-info.ts';
 import { createOptionsCheck } from './options.ts';
 import { createMesh, type Mesh } from './service.ts';
 import type { MeshStore, MeshStoreOptions } from './store.ts';
-
-const VERSION = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
 
 /** The mesh of this node, from its settings: what it is, where measurements live, how jobs are signed. */
 export async function buildMesh(

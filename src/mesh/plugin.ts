@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { ApiError, apiErrors } from '../http/errors.ts';
+import { agentTool } from '../http/route-config.ts';
 import { SSE_HEADERS } from '../http/sse.ts';
 import { exactValidatorCompiler } from '../http/validators.ts';
 import { publicCaller } from '../limits/caller.ts';
@@ -58,10 +59,43 @@ function describe(state: MeasurementState) {
   };
 }
 
+type Described = ReturnType<typeof describe>;
+
+/** `3 nodes: fra1 (Frankfurt, DE, AS3320), …` */
+const NODES_TOOL = agentTool<{
+  nodes: { name: string; location: { city?: string; country?: string }; asn: number | null }[];
+}>(
+  'list_nodes',
+  ({ nodes }) =>
+    `${nodes.length} ${nodes.length === 1 ? 'node' : 'nodes'}: ${nodes
+      .map((node) => {
+        const where = [node.location.city, node.location.country, node.asn === null ? undefined : `AS${node.asn}`];
+        const known = where.filter(Boolean);
+        return known.length > 0 ? `${node.name} (${known.join(', ')})` : node.name;
+      })
+      .join(', ')}`,
+);
+
+/** The measurement is followed to its end (its events as progress) and its state answered: `ping example.com from 3 nodes: 3 finished` */
+const MEASURE_TOOL = agentTool<Described, { id: string }>(
+  'measure',
+  (answer) => {
+    const failed = answer.probes.filter((probe) => probe.status === 'failed');
+    const finished = answer.probes.length - failed.length;
+    const failures = failed.map((probe) => `${probe.node}: ${'error' in probe ? probe.error : 'failed'}`).join('; ');
+    return `${answer.type} ${answer.target} from ${answer.probes.length} ${answer.probes.length === 1 ? 'node' : 'nodes'}: ${finished} finished${failed.length > 0 ? `, ${failed.length} failed (${failures})` : ''}`;
+  },
+  ({ id }) => ({ events: `/api/v1/measurements/${id}/events`, result: `/api/v1/measurements/${id}` }),
+);
+
+const READ_BY_MEASURE = { agentTool: { none: 'measure follows the measurement to its end and answers its state' } };
+
 export const meshPlugin: FastifyPluginAsyncTypebox<MeshPluginOptions> = async (app, { mesh, sweepMs }) => {
   const plans = new WeakMap<FastifyRequest, MeasurementPlan>();
 
-  app.get('/api/v1/nodes', { schema: nodesRouteSchema }, async () => ({ nodes: await fromStore(mesh.nodes()) }));
+  app.get('/api/v1/nodes', { schema: nodesRouteSchema, config: { agentTool: NODES_TOOL } }, async () => ({
+    nodes: await fromStore(mesh.nodes()),
+  }));
 
   app.post(
     '/api/v1/measurements',
@@ -69,6 +103,7 @@ export const meshPlugin: FastifyPluginAsyncTypebox<MeshPluginOptions> = async (a
       schema: createMeasurementRouteSchema,
       validatorCompiler: exactValidatorCompiler(),
       config: {
+        agentTool: MEASURE_TOOL,
         // One request per probe: the plan is made (and refused) before the count, all or nothing.
         rateLimitCost: async (request) => {
           const caller = request.caller ?? publicCaller(request.clientIp);
@@ -89,7 +124,7 @@ export const meshPlugin: FastifyPluginAsyncTypebox<MeshPluginOptions> = async (a
     },
   );
 
-  app.get('/api/v1/measurements/:id', { schema: measurementRouteSchema }, async (request) => {
+  app.get('/api/v1/measurements/:id', { schema: measurementRouteSchema, config: READ_BY_MEASURE }, async (request) => {
     await fromStore(mesh.store.sweep(request.params.id));
     const state = await fromStore(mesh.store.state(request.params.id));
     if (state === null) throw apiErrors.measurementNotFound();
@@ -98,7 +133,7 @@ export const meshPlugin: FastifyPluginAsyncTypebox<MeshPluginOptions> = async (a
 
   app.get(
     '/api/v1/measurements/:id/events',
-    { schema: measurementEventsRouteSchema, config: { apiKeyInQuery: true } },
+    { schema: measurementEventsRouteSchema, config: { apiKeyInQuery: true, ...READ_BY_MEASURE } },
     async (request, reply) => {
       const { id } = request.params;
       const lastEventId = request.headers['last-event-id'];

@@ -37,6 +37,12 @@ export const monitorsPlugin: FastifyPluginAsyncTypebox<MonitorsPluginOptions> = 
     if (changes) requireCsrfToken(accounts, request, session);
     return { accountId: session.account.id, plan: session.account.plan };
   }
+  app.addHook('onRoute', (route) => {
+    route.config = {
+      ...route.config,
+      agentTool: { none: "an account's own settings, changed from the dashboard or with its key; tools only look" },
+    };
+  });
   const write = { bodyLimit: MONITOR_BODY_LIMIT_BYTES, validatorCompiler: exactValidatorCompiler() };
 
   app.post(PREFIX, { ...write, schema: createMonitorRouteSchema }, async (request, reply) => {

@@ -17,7 +17,15 @@ export interface ResolverPluginOptions {
 export const resolverPlugin: FastifyPluginAsyncTypebox<ResolverPluginOptions> = async (app, { test, ip }) => {
   app.get(
     '/api/v1/resolver/:token',
-    { schema: resolverRouteSchema, config: { parameterHints: { token: TOKEN_HINT } } },
+    {
+      schema: resolverRouteSchema,
+      config: {
+        parameterHints: { token: TOKEN_HINT },
+        agentTool: {
+          none: "a test's token is made by a browser whose resolver looks up the test's names (/tools/resolver)",
+        },
+      },
+    },
     async (request, reply) => {
       if (test === null) throw apiErrors.resolverTestOff();
       const record = await test.tokens.read(request.params.token);

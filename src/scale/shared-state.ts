@@ -11,6 +11,8 @@ import { createFallbackRateLimitStore } from '../limits/fallback-store.ts';
 import { createMemoryRateLimitStore } from '../limits/memory-store.ts';
 import { createRedisRateLimitStore } from '../limits/redis-store.ts';
 import type { RateLimitStore } from '../limits/store.ts';
+import { type Cancellations, createMemoryCancellations } from '../mcp/cancellations.ts';
+import { createRedisCancellations } from '../mcp/redis-cancellations.ts';
 import { createMemoryMeshStore } from '../mesh/memory-store.ts';
 import { createRedisMeshStore } from '../mesh/redis-store.ts';
 import type { MeshStore, MeshStoreOptions } from '../mesh/store.ts';
@@ -29,6 +31,8 @@ export interface SharedState {
   streamSlots(limits: StreamSlotLimits): StreamSlots;
   /** Where measurements live: this process, or Redis when a mesh key is given (a mesh of instances). */
   meshStore(options: MeshStoreOptions): MeshStore;
+  /** MCP tool calls cancelled from any process (mcp/cancellations.ts). */
+  readonly toolCancellations: Cancellations;
 }
 
 export interface StreamSlotLimits {
@@ -60,6 +64,7 @@ export async function createSharedState(
       ownerChanges: null,
       streamSlots: (limits) => createStreamSlots(limits),
       meshStore: (options) => createMemoryMeshStore({ ttlMs: options.ttlMs, now }),
+      toolCancellations: createMemoryCancellations(),
     };
   }
 
@@ -93,8 +98,10 @@ export async function createSharedState(
     readyAt = now();
     app.log.info('Redis connected');
   });
+  const toolCancellations = createRedisCancellations(redis);
   app.addHook('onClose', async () => {
     breaker.close();
+    toolCancellations.close();
     redis.disconnect();
   });
   // Serve only once connected (or after a bounded wait), so a fresh instance does not count its
@@ -158,6 +165,7 @@ export async function createSharedState(
       const scope = createHash('sha256').update(options.secret).digest('hex').slice(0, 12);
       return createRedisMeshStore(redis, { ...options, prefix: `netinfo:mesh:${scope}:`, log: app.log });
     },
+    toolCancellations,
   };
 }
 

@@ -1,11 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { apiErrors } from '../../http/errors.ts';
+import { agentTool } from '../../http/route-config.ts';
+import { type StreamToolAnswer, streamTarget } from '../stream/events.ts';
 import { handleProbeRequest, type ProbeRouteDeps } from '../stream/probe-route.ts';
 import { probeParameterHints, streamRouteConfig } from '../stream/schemas.ts';
+import type { PingDoneEvent } from './events.ts';
 import { PING_DEFAULT_COUNT, PING_MAX_COUNT, PING_MIN_COUNT, pingRouteSchema } from './schema.ts';
 import { createPingSession } from './session.ts';
 import { createTcpPingSession, TCP_PING_DEFAULT_PORT } from './tcp-session.ts';
 import { PING_TOOL, TCP_PING_TOOL } from './tool.ts';
+
+/** `example.com (93.184.215.14): 4/4 replies, 0% loss, rtt min/avg/max 11.2/11.9/12.8 ms` */
+const PING_AGENT_TOOL = agentTool<StreamToolAnswer<PingDoneEvent>>(
+  'ping',
+  (answer) =>
+    `${streamTarget(answer.events)}: ${answer.packets_received}/${answer.packets_sent} replies, ${answer.packet_loss}% loss${answer.alive ? `, rtt min/avg/max ${answer.min_ms}/${answer.avg_ms}/${answer.max_ms} ms` : ', no reply'}`,
+);
 
 export interface PingPluginOptions {
   probes: ProbeRouteDeps;
@@ -17,6 +27,7 @@ export const pingPlugin: FastifyPluginAsyncTypebox<PingPluginOptions> = async (a
     {
       config: {
         ...streamRouteConfig,
+        agentTool: PING_AGENT_TOOL,
         parameterHints: {
           ...probeParameterHints,
           count: `must be a whole number from ${PING_MIN_COUNT} to ${PING_MAX_COUNT}`,

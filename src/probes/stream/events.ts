@@ -28,3 +28,13 @@ export const StreamErrorEvent = Type.Object(
   },
 );
 export type StreamErrorEvent = Static<typeof StreamErrorEvent>;
+
+/** What a stream's MCP tool answers (mcp/call.ts): its `done` event's fields, with every event sent. */
+export type StreamToolAnswer<Done> = Omit<Done, 'type'> & { events: readonly { type: string }[] };
+
+/** `example.com (93.184.215.14)`, from the `start` event: the host as resolved. */
+export function streamTarget(events: readonly { type: string }[]): string {
+  const start = events.find((event): event is StartEvent => event.type === 'start');
+  if (!start) return 'the host';
+  return start.host === start.resolved_ip ? start.host : `${start.host} (${start.resolved_ip})`;
+}
