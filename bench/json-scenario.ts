@@ -77,15 +77,27 @@ export async function jsonIpScenarioSetup(): Promise<ScenarioSetup> {
   return ipScenarioSetup('json-ip');
 }
 
+/** The same addresses asked about through MCP: a `tools/call` of `ip_info` POSTed to /mcp per request. */
+export async function mcpIpScenarioSetup(): Promise<ScenarioSetup> {
+  return ipScenarioSetup('mcp-ip');
+}
+
 /** Batches of 1,000 of the same addresses (five different batches), without hostname. */
 export async function batchScenarioSetup(): Promise<ScenarioSetup> {
   return ipScenarioSetup('batch');
 }
 
 const BATCHES = 5;
+const MCP_HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-06-18',
+};
+const toolCall = (ip: string) =>
+  JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ip_info', arguments: { ip } } });
 const BATCH_SIZE = 1000;
 
-async function ipScenarioSetup(kind: 'json' | 'json-ip' | 'batch', rpki = false): Promise<ScenarioSetup> {
+async function ipScenarioSetup(kind: 'json' | 'json-ip' | 'mcp-ip' | 'batch', rpki = false): Promise<ScenarioSetup> {
   // What `npm install` does for ./data: the service then starts as it does every later time.
   const embedded = ipDataPaths(path.resolve(DATA_DIR)).embedded;
   const [, asn] = await Promise.all([embeddedCityDatabase(embedded), embeddedAsnRanges(embedded)]);
@@ -112,15 +124,18 @@ async function ipScenarioSetup(kind: 'json' | 'json-ip' | 'batch', rpki = false)
         }))
       : kind === 'json-ip'
         ? ips.map((ip) => ({ method: 'GET', path: `/api/v1/json/${ip}`, headers: {} }))
-        : Array.from({ length: BATCHES }, (_, b) => ({
-            method: 'POST' as const,
-            path: '/api/v1/batch',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify(ips.slice(b * BATCH_SIZE, (b + 1) * BATCH_SIZE)),
-          }));
+        : kind === 'mcp-ip'
+          ? ips.map((ip) => ({ method: 'POST' as const, path: '/mcp', headers: MCP_HEADERS, body: toolCall(ip) }))
+          : Array.from({ length: BATCHES }, (_, b) => ({
+              method: 'POST' as const,
+              path: '/api/v1/batch',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify(ips.slice(b * BATCH_SIZE, (b + 1) * BATCH_SIZE)),
+            }));
   const what = {
     json: `${CLIENTS} distinct public IPv4 clients via X-Forwarded-For`,
     'json-ip': `/api/v1/json/{ip} about ${CLIENTS} distinct public IPv4 addresses`,
+    'mcp-ip': `MCP tools/call ip_info about ${CLIENTS} distinct public IPv4 addresses (stateless POSTs to /mcp)`,
     batch: `${BATCHES} batches of ${BATCH_SIZE} distinct public IPv4 addresses each, without hostname`,
   }[kind];
   return {
@@ -148,6 +163,18 @@ async function ipScenarioSetup(kind: 'json' | 'json-ip' | 'batch', rpki = false)
           body[ips[0] as string]?.ip !== ips[0]
         ) {
           throw new Error(`unexpected batch answer: ${response.status}`);
+        }
+        return;
+      }
+      if (kind === 'mcp-ip') {
+        const response = await fetch(`${url}/mcp`, {
+          method: 'POST',
+          headers: MCP_HEADERS,
+          body: toolCall(ips[0] as string),
+        });
+        const text = await response.text();
+        if (response.status !== 200 || !text.includes(`"structuredContent":{"ip":"${ips[0]}"`)) {
+          throw new Error(`unexpected MCP answer: ${response.status} ${text.slice(0, 300)}`);
         }
         return;
       }

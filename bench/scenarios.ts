@@ -3,7 +3,13 @@
 
 import type { Client, Options, Request } from 'autocannon';
 import { NO_DOWNLOADS_ENV } from '../test/support/no-downloads.ts';
-import { batchScenarioSetup, jsonIpScenarioSetup, jsonRpkiScenarioSetup, jsonScenarioSetup } from './json-scenario.ts';
+import {
+  batchScenarioSetup,
+  jsonIpScenarioSetup,
+  jsonRpkiScenarioSetup,
+  jsonScenarioSetup,
+  mcpIpScenarioSetup,
+} from './json-scenario.ts';
 import { keyedScenarioSetup } from './keyed-scenario.ts';
 import type { ScenarioSetup } from './scenario-setup.ts';
 
@@ -71,6 +77,8 @@ export const SCENARIOS: Record<string, Scenario> = {
     setup: jsonIpScenarioSetup,
     relative: { scenario: 'json', ratioShare: 0.9 },
   },
+  // The same addresses as MCP tool calls (issue 34): what an agent's call costs the server beside the route's own request.
+  'mcp-ip': { path: '/mcp', target: 0, setup: mcpIpScenarioSetup },
   // Batches of 1,000 of those addresses, without hostname: under 25 ms of server time a batch, and at
   // least 20 times the addresses per second of single json-ip requests.
   batch: {
