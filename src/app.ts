@@ -311,6 +311,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     internal: internalRequests,
     cancellations: shared.toolCancellations,
     version: VERSION,
+    onToolCall: (tool, outcome) => metrics.toolCall(tool, outcome),
   });
   app.register(openApiDocumentPlugin, {
     origin: (request) => ({

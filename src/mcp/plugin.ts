@@ -4,6 +4,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { apiErrors } from '../http/errors.ts';
 import type { RouteCatalogue } from '../http/route-catalogue.ts';
 import type { InternalRequests } from '../limits/internal-request.ts';
+import type { ToolCallOutcome } from '../metrics/metrics.ts';
 import { callTool, type ToolResult } from './call.ts';
 import type { Cancellations } from './cancellations.ts';
 import { deriveTools, type McpTool } from './tools.ts';
@@ -17,6 +18,8 @@ export interface McpPluginOptions {
   internal: InternalRequests;
   cancellations: Cancellations;
   version: string;
+  /** Told of each tool call's end (netinfo_mcp_tool_calls_total). */
+  onToolCall?: (tool: string, outcome: ToolCallOutcome) => void;
 }
 
 const INSTRUCTIONS = `netinfo's network tools: IP geolocation and network facts, ASN, RPKI, DNS, WHOIS/RDAP, abuse contacts, TLS, DNS blacklists, mail authentication, HTTP checks, port reachability, and live ping, traceroute and MTR, from this server or (measure) from many nodes at once.
@@ -49,6 +52,7 @@ const sdk = once(async () => {
  */
 export const mcpPlugin: FastifyPluginAsync<McpPluginOptions> = async (app, options) => {
   const { routes, internal, cancellations, version } = options;
+  const onToolCall = options.onToolCall ?? (() => {});
   // The routes are all known once the app is ready (plugins register theirs then).
   const tools = once(async () => deriveTools(routes.routes));
   app.addHook('onReady', async () => {
@@ -59,7 +63,8 @@ export const mcpPlugin: FastifyPluginAsync<McpPluginOptions> = async (app, optio
     MCP_PATH,
     {
       schema: { hide: true },
-      config: { rateLimited: true, rateLimitCost: () => 0 },
+      // stream: the answer is written here (hijacked), so metrics count it at its end.
+      config: { rateLimited: true, rateLimitCost: () => 0, stream: true },
     },
     async (request, reply) => {
       const { Server, WebStandardStreamableHTTPServerTransport, types, validator } = await sdk();
@@ -88,12 +93,13 @@ export const mcpPlugin: FastifyPluginAsync<McpPluginOptions> = async (app, optio
         }
         const token = call.params._meta?.progressToken;
         const cancel = session === undefined ? undefined : cancellations.watch(`${session} ${String(extra.requestId)}`);
+        const signal = AbortSignal.any([extra.signal, connection.signal, ...(cancel ? [cancel.signal] : [])]);
         try {
-          return await callTool(app, tool, call.params.arguments ?? {}, {
+          const result = await callTool(app, tool, call.params.arguments ?? {}, {
             clientIp: request.clientIp,
             authorization: request.headers.authorization,
             requestId: `${request.id}.${String(extra.requestId)}`,
-            signal: AbortSignal.any([extra.signal, connection.signal, ...(cancel ? [cancel.signal] : [])]),
+            signal,
             uncounted: () => internal.headers(request.caller),
             ...(token === undefined
               ? {}
@@ -108,6 +114,11 @@ export const mcpPlugin: FastifyPluginAsync<McpPluginOptions> = async (app, optio
                   },
                 }),
           });
+          onToolCall(tool.name, signal.aborted ? 'cancelled' : result.isError ? 'error' : 'ok');
+          return result;
+        } catch (error) {
+          if (signal.aborted) onToolCall(tool.name, 'cancelled');
+          throw error;
         } finally {
           cancel?.release();
         }

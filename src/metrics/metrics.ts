@@ -7,6 +7,8 @@ export type Upstream = 'dns' | 'whois' | 'rdap' | 'tls' | 'dnsbl' | 'data_downlo
 export type UpstreamOutcome = 'ok' | 'error' | 'timeout';
 export type CacheName = 'dns' | 'whois' | 'dnsbl' | 'json' | 'key' | 'abuse';
 export type StreamEnd = 'done' | 'error' | 'client_gone' | 'time_limit' | 'shutdown';
+/** An MCP tool call: answered, answered with the route's error, or cancelled by the client. */
+export type ToolCallOutcome = 'ok' | 'error' | 'cancelled';
 
 /** One loaded IP data source or feed, as netinfo_data_age_seconds / netinfo_data_entries show it. */
 export interface DataSourceFacts {
@@ -22,6 +24,7 @@ export interface Metrics {
   rateLimited(tier: string): void;
   streamStarted(tool: string): void;
   streamEnded(tool: string, end: StreamEnd): void;
+  toolCall(tool: string, outcome: ToolCallOutcome): void;
   /** Read at every scrape: the sources loaded now. */
   watchDataSources(read: () => readonly DataSourceFacts[]): void;
   /** Read at every scrape: 1 while Redis is unreachable and the process runs on its own limits. */
@@ -35,6 +38,7 @@ export const noMetrics: Metrics = {
   rateLimited: ignore,
   streamStarted: ignore,
   streamEnded: ignore,
+  toolCall: ignore,
   watchDataSources: ignore,
   watchRedisFallback: ignore,
 };

@@ -88,6 +88,12 @@ export function createPrometheusMetrics(now: () => number = Date.now): Prometheu
     labelNames: ['tool'] as const,
     registers,
   });
+  const toolCalls = new Counter({
+    name: 'netinfo_mcp_tool_calls_total',
+    help: 'MCP tool calls, by tool and outcome (ok, error, cancelled).',
+    labelNames: ['tool', 'outcome'] as const,
+    registers,
+  });
   const streamsTotal = new Counter({
     name: 'netinfo_streams_total',
     help: `Probe streams ended, by tool (${TOOLS}) and how they ended (done, error, client_gone, time_limit, shutdown).`,
@@ -152,6 +158,9 @@ export function createPrometheusMetrics(now: () => number = Date.now): Prometheu
     streamEnded(tool, end) {
       streamsActive.dec({ tool });
       streamsTotal.inc({ tool, end });
+    },
+    toolCall(tool, outcome) {
+      toolCalls.inc({ tool, outcome });
     },
     watchDataSources(read) {
       dataSources = read;

@@ -86,6 +86,36 @@ describe('metrics', () => {
 
   // Issue 28: `promtool check metrics` refused three of prom-client's default gauges for their
   // counter-like `_total` suffix (nodejs_active_handles_total, _requests_total, _resources_total).
+  test('issue 34: MCP tool calls are counted by tool and outcome, and each as its route request; protocol messages as /mcp only', async (t) => {
+    const metricsPort = await freePort();
+    const app = await buildTestApp({ METRICS_PORT: String(metricsPort) });
+    t.after(() => app.close());
+    await app.ready();
+    const rpc = async (method: string, params: object = {}) => {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+        payload: { jsonrpc: '2.0', id: 1, method, params },
+      });
+      assert.equal(response.statusCode, 200, response.body);
+      return response.json() as { result: { isError?: boolean } };
+    };
+    await rpc('tools/list');
+    assert.equal(
+      (await rpc('tools/call', { name: 'ip_info', arguments: { ip: '8.8.8.8' } })).result.isError,
+      undefined,
+    );
+    assert.equal((await rpc('tools/call', { name: 'ip_info', arguments: { ip: 'nope' } })).result.isError, true);
+
+    const { text } = await scrape(metricsPort);
+    assert.equal(sample(text, 'netinfo_mcp_tool_calls_total{tool="ip_info",outcome="ok"}'), 1);
+    assert.equal(sample(text, 'netinfo_mcp_tool_calls_total{tool="ip_info",outcome="error"}'), 1);
+    assert.equal(sample(text, 'netinfo_http_requests_total{route="/api/v1/json/:ip",method="GET",status="200"}'), 1);
+    assert.equal(sample(text, 'netinfo_http_requests_total{route="/api/v1/json/:ip",method="GET",status="400"}'), 1);
+    assert.equal(sample(text, 'netinfo_http_requests_total{route="/mcp",method="POST",status="200"}'), 3);
+  });
+
   async function scrapeOfFreshApp(t: { after: (fn: () => unknown) => void }): Promise<string> {
     const metricsPort = await freePort();
     const app = await buildTestApp({ METRICS_PORT: String(metricsPort) });
