@@ -25,7 +25,7 @@ import { createServiceLogger, registerAccessLog } from './http/logging.ts';
 import { openApiDocumentPlugin, registerOpenApi } from './http/openapi.ts';
 import { closeQueryStrings } from './http/query-params.ts';
 import { registerRequestContext } from './http/request-context.ts';
-import { createRouteCatalogue } from './http/route-catalogue.ts';
+import { createRouteCatalogue, type RouteCatalogue } from './http/route-catalogue.ts';
 import { registerAnswerConstraint } from './http/route-config.ts';
 import { serverOptions } from './http/server-options.ts';
 import { createHttpChecker } from './httpcheck/checker.ts';
@@ -92,6 +92,8 @@ declare module 'fastify' {
     /** Aborted when the server starts closing, so long-lived streams end promptly. */
     shutdownSignal: AbortSignal;
     readiness: Readiness;
+    /** Every route with its schema and options: what the pages, the dashboard and the MCP tools are derived from. */
+    routeCatalogue: RouteCatalogue;
   }
 }
 
@@ -103,6 +105,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const app = Fastify(serverOptions(config.requestTimeoutMs, logger));
   app.log = logger;
   const routes = createRouteCatalogue(app);
+  app.decorate('routeCatalogue', routes);
   attachMetrics(app);
   app.server.on('connect', answerConnect(logger));
   registerAccessLog(app, logger);

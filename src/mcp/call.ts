@@ -36,9 +36,7 @@ export async function callTool(
   context: ToolCallContext,
 ): Promise<ToolResult> {
   const request = requestOf(tool, args);
-  if ('missing' in request) {
-    return failure(400, { error: `Missing required parameter '${request.missing}'.` });
-  }
+  if ('refused' in request) return failure(400, { error: request.refused });
   const headers: Record<string, string> = {
     accept: tool.stream ? 'text/event-stream' : 'application/json',
     'x-request-id': context.requestId,

@@ -111,7 +111,7 @@ function toolOf(route: CataloguedRoute, declared: AgentTool): McpTool {
 export function requestOf(
   tool: McpTool,
   args: Readonly<Record<string, unknown>>,
-): { url: string; body?: unknown } | { missing: string } {
+): { url: string; body?: unknown } | { refused: string } {
   const query = new URLSearchParams();
   let body: Record<string, unknown> | undefined = tool.method === 'POST' ? {} : undefined;
   let items: unknown;
@@ -119,11 +119,16 @@ export function requestOf(
   for (const [name, place] of tool.places) {
     if (place !== 'path') continue;
     const value = args[name];
-    if (value === undefined || value === null || value === '') return { missing: name };
+    if (value === undefined || value === null || value === '')
+      return { refused: `Missing required parameter '${name}'.` };
     url = url.replace(`:${name}`, encodeURIComponent(argumentText(value)));
   }
   for (const [name, value] of Object.entries(args)) {
     if (value === undefined) continue;
+    // The route would read it as the key: an MCP client's key is its connection's Authorization header.
+    if (TRANSPORT_PARAMETERS.has(name) && !tool.places.has(name)) {
+      return { refused: `Unknown parameter '${name}': send the API key as the MCP connection's Authorization header.` };
+    }
     // An argument no place names is passed on as a query parameter: the route refuses it by name.
     const place = tool.places.get(name) ?? 'query';
     if (place === 'path') continue;
