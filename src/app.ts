@@ -25,7 +25,7 @@ import { createServiceLogger, registerAccessLog } from './http/logging.ts';
 import { openApiDocumentPlugin, registerOpenApi } from './http/openapi.ts';
 import { closeQueryStrings } from './http/query-params.ts';
 import { registerRequestContext } from './http/request-context.ts';
-import { createRouteCatalogue, type RouteCatalogue } from './http/route-catalogue.ts';
+import { createRouteCatalogue } from './http/route-catalogue.ts';
 import { registerAnswerConstraint } from './http/route-config.ts';
 import { serverOptions } from './http/server-options.ts';
 import { createHttpChecker } from './httpcheck/checker.ts';
@@ -74,7 +74,6 @@ import { createTlsChecker } from './tls/inspect.ts';
 import { sslPlugin } from './tls/plugin.ts';
 import { SSL_TOOL } from './tls/tool.ts';
 import { upstreamDemands } from './upstream-demands.ts';
-import { VERSION } from './version.ts';
 import { DASHBOARD_PATH, dashboardPlugin } from './web/dashboard-plugin.ts';
 import { createAssetStore } from './web/site/assets.ts';
 import { registerSite } from './web/site/routes.ts';
@@ -92,8 +91,6 @@ declare module 'fastify' {
     /** Aborted when the server starts closing, so long-lived streams end promptly. */
     shutdownSignal: AbortSignal;
     readiness: Readiness;
-    /** Every route with its schema and options: what the pages, the dashboard and the MCP tools are derived from. */
-    routeCatalogue: RouteCatalogue;
   }
 }
 
@@ -105,7 +102,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const app = Fastify(serverOptions(config.requestTimeoutMs, logger));
   app.log = logger;
   const routes = createRouteCatalogue(app);
-  app.decorate('routeCatalogue', routes);
   attachMetrics(app);
   app.server.on('connect', answerConnect(logger));
   registerAccessLog(app, logger);
@@ -132,8 +128,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const shared = await createSharedState(config, app, now);
   const store = deps.rateLimitStore ?? shared.rateLimitStore;
   app.addHook('onClose', async () => store.close());
-  // The account database DATABASE_URL names, migrated (a PostgreSQL server that cannot be reached
-  // yet is waited for: see storage/postgres-connection.ts); closed with the app by the accounts.
+  // DATABASE_URL's database, migrated (an unreachable PostgreSQL is waited for: storage/postgres-connection.ts).
   const accountRepository =
     deps.accountRepository ??
     (await openRepository(config.database, config.dataDir, {
@@ -313,7 +308,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     routes,
     internal: internalRequests,
     cancellations: shared.toolCancellations,
-    version: VERSION,
     onToolCall: (tool, outcome) => metrics.toolCall(tool, outcome),
   });
   app.register(openApiDocumentPlugin, {

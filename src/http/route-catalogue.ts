@@ -7,6 +7,13 @@ export interface CataloguedRoute {
   readonly config: FastifyContextConfig | undefined;
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The app's catalogue (tests read the tools and forms from it as the service does). */
+    routeCatalogue: RouteCatalogue;
+  }
+}
+
 export interface RouteCatalogue {
   readonly routes: readonly CataloguedRoute[];
   find(method: string, url: string): CataloguedRoute | undefined;
@@ -34,8 +41,10 @@ export function createRouteCatalogue(app: FastifyInstance): RouteCatalogue {
       });
     }
   });
-  return {
+  const catalogue: RouteCatalogue = {
     routes,
     find: (method, url) => routes.find((route) => route.method === method && route.url === url),
   };
+  app.decorate('routeCatalogue', catalogue);
+  return catalogue;
 }

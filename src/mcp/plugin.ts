@@ -5,6 +5,7 @@ import { apiErrors } from '../http/errors.ts';
 import type { RouteCatalogue } from '../http/route-catalogue.ts';
 import type { InternalRequests } from '../limits/internal-request.ts';
 import type { ToolCallOutcome } from '../metrics/metrics.ts';
+import { VERSION } from '../version.ts';
 import { callTool, type ToolResult } from './call.ts';
 import type { Cancellations } from './cancellations.ts';
 import { deriveTools, type McpTool } from './tools.ts';
@@ -17,7 +18,6 @@ export interface McpPluginOptions {
   routes: RouteCatalogue;
   internal: InternalRequests;
   cancellations: Cancellations;
-  version: string;
   /** Told of each tool call's end (netinfo_mcp_tool_calls_total). */
   onToolCall?: (tool: string, outcome: ToolCallOutcome) => void;
 }
@@ -51,7 +51,7 @@ const sdk = once(async () => {
  * counted by the route it stands for.
  */
 export const mcpPlugin: FastifyPluginAsync<McpPluginOptions> = async (app, options) => {
-  const { routes, internal, cancellations, version } = options;
+  const { routes, internal, cancellations } = options;
   const onToolCall = options.onToolCall ?? (() => {});
   // The routes are all known once the app is ready (plugins register theirs then).
   const tools = once(async () => deriveTools(routes.routes));
@@ -71,7 +71,7 @@ export const mcpPlugin: FastifyPluginAsync<McpPluginOptions> = async (app, optio
       const session = sessionOf(request);
       const connection = new AbortController();
       const server = new Server(
-        { name: 'netinfo', title: 'netinfo network tools', version },
+        { name: 'netinfo', title: 'netinfo network tools', version: VERSION },
         { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator },
       );
       const listed = await tools();
