@@ -129,8 +129,12 @@ export const ipInfoPlugin: FastifyPluginAsyncTypebox<IpInfoPluginOptions> = asyn
       },
     );
     // GET on the path is a 405 naming POST, not a 404.
-    scope.get(BATCH_PATH, { schema: { hide: true } }, async (request) => {
-      throw apiErrors.methodNotAllowed(request.method, BATCH_PATH, ['POST', 'OPTIONS']);
-    });
+    scope.get(
+      BATCH_PATH,
+      { schema: { hide: true }, config: { agentTool: { none: 'a 405 naming POST, which is the tool ip_batch' } } },
+      async (request) => {
+        throw apiErrors.methodNotAllowed(request.method, BATCH_PATH, ['POST', 'OPTIONS']);
+      },
+    );
   });
 };
