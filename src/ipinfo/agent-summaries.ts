@@ -8,7 +8,8 @@ type IpAnswer = Static<typeof IpInfoBody>;
 
 /** `8.8.8.8: Mountain View, US · AS15169 Google LLC (8.8.8.0/24, RPKI valid) · hosting · flags: hosting` */
 export function ipSummary(answer: IpAnswer): string {
-  const parts = [answer.hostname ? `${answer.ip} (${answer.hostname})` : answer.ip];
+  // A `fields` filter may have left out any part, the address and the flags included.
+  const parts = answer.ip ? [answer.hostname ? `${answer.ip} (${answer.hostname})` : answer.ip] : [];
   if (answer.special) parts.push(`${answer.special.name} (${answer.special.range}, ${answer.special.rfc})`);
   const { location, network, security } = answer;
   const place = [location?.city, location?.countryCode ?? location?.country].filter(Boolean).join(', ');
@@ -18,8 +19,10 @@ export function ipSummary(answer: IpAnswer): string {
     parts.push(`${network.asn}${network.provider ? ` ${network.provider}` : ''}${route ? ` (${route})` : ''}`);
   }
   if (answer.type) parts.push(answer.type);
-  const flags = (['bogon', 'proxy', 'vpn', 'tor', 'hosting'] as const).filter((flag) => security[flag] === true);
-  parts.push(flags.length > 0 ? `flags: ${flags.join(', ')}` : 'no security flags');
+  if (security) {
+    const flags = (['bogon', 'proxy', 'vpn', 'tor', 'hosting'] as const).filter((flag) => security[flag] === true);
+    parts.push(flags.length > 0 ? `flags: ${flags.join(', ')}` : 'no security flags');
+  }
   return parts.join(' · ');
 }
 
