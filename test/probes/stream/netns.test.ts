@@ -6,6 +6,7 @@ import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createHelperSpawner } from '../../../src/probes/spawn/spawn-helper.ts';
 import type { Spawner } from '../../../src/probes/spawn/spawner.ts';
+import { connect, listening } from '../../mcp/mcp-client.ts';
 import { buildTestApp } from '../../support/app.ts';
 import { type FakeDnsServer, recordsHandler, startFakeDnsServer } from '../../support/fake-dns-server.ts';
 import { netnsUnavailable } from '../../support/netns-available.ts';
@@ -297,5 +298,36 @@ test('traceroute by ICMP echo and by TCP SYN (to a closed port: the reset ends i
     );
     assert.equal(received.at(-2)?.ip, host, query);
     assert.deepEqual(received.at(-1), { type: 'done', total_hops: 3, reached: true }, query);
+  }
+});
+
+test('an MCP client cancelling a traceroute into a black hole kills it', { skip }, async () => {
+  const app = await buildTestApp(
+    { ALLOW_PRIVATE_TARGETS: 'true', DNS_SERVERS: `127.0.0.1:${dns?.server.port}` },
+    { spawner: inClient },
+  );
+  const { client } = await connect(await listening(app));
+  try {
+    const abort = new AbortController();
+    let pid: number | undefined;
+    let running = false;
+    const call = client.callTool({ name: 'traceroute', arguments: { host: '203.0.113.200' } }, undefined, {
+      signal: abort.signal,
+      onprogress: ({ message = '' }) => {
+        if (!message.startsWith('hop ') || pid !== undefined) return;
+        pid = children.at(-1)?.pid;
+        running = existsSync(`/proc/${pid}`);
+        abort.abort('enough');
+      },
+    });
+    await assert.rejects(call);
+    assert.ok(pid !== undefined && running, 'traceroute was running at hop 1');
+    const until = Date.now() + 1000;
+    while (existsSync(`/proc/${pid}`) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.equal(existsSync(`/proc/${pid}`), false, `traceroute ${pid} survived the cancellation`);
+  } finally {
+    // Closing the app ends a stream the cancellation missed: a failure does not hang the run.
+    await client.close();
+    await app.close();
   }
 });
