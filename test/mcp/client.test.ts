@@ -3,9 +3,7 @@
 // WHOIS, TLS, HTTP servers and a scripted spawner) and its structured result compared with the
 // route's own JSON fetched over HTTP with the same parameters.
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import { rm } from 'node:fs/promises';
-import { type AddressInfo, createServer, type Server } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -17,6 +15,7 @@ import { rpkiOnlyPlan, updatePlanFromConfig } from '../../src/ipinfo/updater/upd
 import { startFakeRegistries } from '../abuse/fake-registries.ts';
 import { buildAccountsApp, PASSWORD, sessionClient } from '../support/accounts.ts';
 import { buildTestApp } from '../support/app.ts';
+import { countingListener } from '../support/counting-listener.ts';
 import { startLiveDataApp } from '../support/live-data-app.ts';
 import { startLocalHttpServer } from '../support/local-http-server.ts';
 import { VRPS } from '../support/rpki-site.ts';
@@ -84,18 +83,6 @@ async function callAndCompare(client: Client, base: string, call: ToolCase): Pro
   assert.deepEqual(JSON.parse(content[1]?.text ?? ''), structured, 'the second text is the JSON');
   const expected = await routeAnswer(base, call.http);
   assert.deepEqual(comparable(structured), comparable(expected));
-}
-
-/** A listener on loopback counting the connections it gets. */
-async function countingListener(host: string): Promise<{ server: Server; port: number; connects: () => number }> {
-  let connects = 0;
-  const server = createServer((socket) => {
-    connects++;
-    socket.destroy();
-  });
-  server.listen(0, host);
-  await once(server, 'listening');
-  return { server, port: (server.address() as AddressInfo).port, connects: () => connects };
 }
 
 describe('every tool through the SDK client, as its route answers', { timeout: 120_000 }, () => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import http from 'node:http';
-import { type AddressInfo, createServer, type Server } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EventSource } from 'eventsource';
@@ -15,6 +15,7 @@ import { signJob } from '../../src/mesh/job.ts';
 import { createRedisMeshStore } from '../../src/mesh/redis-store.ts';
 import { createRedisClient } from '../../src/scale/redis.ts';
 import { buildTestApp } from '../support/app.ts';
+import { countingListener } from '../support/counting-listener.ts';
 import { type FakeDnsServer, recordsHandler, startFakeDnsServer } from '../support/fake-dns-server.ts';
 import { captureLog } from '../support/log-capture.ts';
 import { redisSkipReason, startRedis, type TestRedis } from '../support/redis-server.ts';
@@ -22,18 +23,6 @@ import { redisSkipReason, startRedis, type TestRedis } from '../support/redis-se
 if (redisSkipReason) console.log(`# mesh measurement tests skipped: ${redisSkipReason}`);
 
 const SECRET = 'the-test-mesh-secret-0123456789abcdef';
-
-/** Counts the connections a listener gets: what proves a probe ran, or that nothing reached it. */
-async function countingListener(host: string): Promise<{ server: Server; port: number; connects: () => number }> {
-  let connects = 0;
-  const server = createServer((socket) => {
-    connects++;
-    socket.destroy();
-  });
-  server.listen(0, host);
-  await once(server, 'listening');
-  return { server, port: (server.address() as AddressInfo).port, connects: () => connects };
-}
 
 interface Answer {
   status: number;
