@@ -1,7 +1,8 @@
 // The MCP server as an agent sees it (issue 34): the SDK's own Client over Streamable HTTP against
 // the real app on loopback. Every tool is called against local fakes (test/web/tool-fakes.ts: DNS,
 // WHOIS, TLS, HTTP servers and a scripted spawner) and its structured result compared with the
-// route's own JSON fetched over HTTP with the same parameters.
+// route's own JSON fetched over HTTP with the same parameters; then the protocol around the tools,
+// and the HTTP rules (limits, keys, target policy) as they hold for tool calls.
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
@@ -72,7 +73,7 @@ async function routeAnswer(base: string, http: Http): Promise<unknown> {
   return routeAnswer(base, { get: `/api/v1/measurements/${started.id}` });
 }
 
-/** Calls the tool, checks the result's three forms agree, and answers its structured content. */
+/** A tool call's result: no error, the summary naming the fact, then the JSON, which is the route's answer. */
 async function callAndCompare(client: Client, base: string, call: ToolCase): Promise<void> {
   const result = await client.callTool({ name: call.tool, arguments: call.args });
   const content = result.content as { type: string; text: string }[];
@@ -82,7 +83,7 @@ async function callAndCompare(client: Client, base: string, call: ToolCase): Pro
   const structured = result.structuredContent as Json;
   assert.deepEqual(JSON.parse(content[1]?.text ?? ''), structured, 'the second text is the JSON');
   const expected = await routeAnswer(base, call.http);
-  assert.deepEqual(comparable(structured), comparable(expected));
+  assert.deepEqual(comparable(structured), comparable(expected), call.tool);
 }
 
 describe('every tool through the SDK client, as its route answers', { timeout: 120_000 }, () => {
