@@ -119,11 +119,20 @@ function success(tool: McpTool, body: unknown): ToolResult {
   const structured = isObject(body) ? body : { items: body };
   return {
     content: [
-      { type: 'text', text: tool.summary(body) },
+      { type: 'text', text: summaryOf(tool, body) },
       { type: 'text', text: JSON.stringify(body) },
     ],
     structuredContent: structured,
   };
+}
+
+/** A summary that cannot be made (a shape it did not expect) must not cost the caller the answer beside it. */
+function summaryOf(tool: McpTool, body: unknown): string {
+  try {
+    return tool.summary(body);
+  } catch (error) {
+    return `${tool.title} (no summary: ${(error as Error).message})`;
+  }
 }
 
 /** The route's error, as the route said it: its message first, its fields (a 429's limit and reset) as structured content. */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { callTool } from '../../src/mcp/call.ts';
 import { deriveTools, type McpTool, requestOf } from '../../src/mcp/tools.ts';
 import { buildTestApp } from '../support/app.ts';
 
@@ -50,4 +51,33 @@ test('bodies: a list body is the argument items, an object body its properties',
     url: '/api/v1/measurements',
     body: { type: 'ping', target: 'example.com', limit: 2 },
   });
+});
+
+test('a summary that throws leaves the answer intact: a line saying so, then the JSON', async (t) => {
+  const app = await buildTestApp();
+  t.after(() => app.close());
+  await app.ready();
+  const myIp = deriveTools(app.routeCatalogue.routes).find((tool) => tool.name === 'my_ip') as McpTool;
+  const broken: McpTool = {
+    ...myIp,
+    summary: () => {
+      throw new Error('unexpected shape');
+    },
+  };
+  const result = await callTool(
+    app,
+    broken,
+    {},
+    {
+      clientIp: '8.8.8.8',
+      authorization: undefined,
+      requestId: 'summary-test',
+      signal: new AbortController().signal,
+      uncounted: () => ({}),
+    },
+  );
+  assert.equal(result.isError, undefined);
+  assert.match(result.content[0]?.text ?? '', /no summary: unexpected shape/);
+  assert.equal((result.structuredContent as { ip?: string }).ip, '8.8.8.8');
+  assert.deepEqual(JSON.parse(result.content[1]?.text ?? ''), result.structuredContent);
 });
