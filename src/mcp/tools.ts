@@ -69,7 +69,8 @@ function toolOf(route: CataloguedRoute, declared: AgentTool): McpTool {
       if (places.has(name))
         throw new Error(`${route.url}: ${name} is both a ${places.get(name)} and a ${place} parameter`);
       places.set(name, place);
-      properties[name] = record(property);
+      // A path segment is never empty (requestOf refuses one): said so, the client need not learn it from a refusal.
+      properties[name] = place === 'path' ? { minLength: 1, ...record(property) } : record(property);
       if (listed.has(name)) required.push(name);
     }
   };
