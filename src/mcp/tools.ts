@@ -69,8 +69,7 @@ function toolOf(route: CataloguedRoute, declared: AgentTool): McpTool {
       if (places.has(name))
         throw new Error(`${route.url}: ${name} is both a ${places.get(name)} and a ${place} parameter`);
       places.set(name, place);
-      // A path segment is never empty (requestOf refuses one): said so, the client need not learn it from a refusal.
-      properties[name] = place === 'path' ? { minLength: 1, ...record(property) } : record(property);
+      properties[name] = record(property);
       if (listed.has(name)) required.push(name);
     }
   };
@@ -120,8 +119,8 @@ export function requestOf(
   for (const [name, place] of tool.places) {
     if (place !== 'path') continue;
     const value = args[name];
-    if (value === undefined || value === null || value === '')
-      return { refused: `Missing required parameter '${name}'.` };
+    // An empty one is sent: the route answers it as it does over HTTP (its schema allows "").
+    if (value === undefined || value === null) return { refused: `Missing required parameter '${name}'.` };
     url = url.replace(`:${name}`, encodeURIComponent(argumentText(value)));
   }
   for (const [name, value] of Object.entries(args)) {

@@ -364,9 +364,12 @@ test('strictness outside the schema: the router refuses a path parameter over 10
   assert.match(answer, /^400: Invalid path parameter 'asn': longer than 100 characters/);
 });
 
-test('regression: an empty path parameter is refused by the derived schema as the tool refuses it', async () => {
-  assert.equal(accepts('asn_info', { asn: '' }), false);
-  assert.equal((await routeRefuses(tools.get('asn_info') as McpTool, { asn: '' })).refused, true);
+test('regression: an empty path argument, which the derived schema allows, reaches the route (the tool refused it)', async () => {
+  assert.equal(accepts('ip_info', { ip: '' }), true);
+  const { refused, answer } = await routeRefuses(tools.get('ip_info') as McpTool, { ip: '' });
+  const direct = await app.inject({ url: '/api/v1/json/', remoteAddress: '203.0.113.9' });
+  assert.equal(refused, false, 'the route itself refuses it, after validation');
+  assert.equal(answer, `${direct.statusCode}: ${direct.json().error}`);
 });
 
 test('regression: a batch whose items are not a list is told so by the route, not answered 415', async () => {
