@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/ty
 import { apiErrors } from '../http/errors.ts';
 import { agentTool } from '../http/route-config.ts';
 import { CALLER_SPECIFIC_CACHE_CONTROL } from '../http/schemas.ts';
+import { bodyCheckedByHandlerCompiler } from '../http/validators.ts';
 import { asnSummary, batchSummary, ipSummary } from './agent-summaries.ts';
 import { ASN_PARAMETER_HINT } from './answers/asn-answer.ts';
 import { snapshotOf } from './answers/ip-answers.ts';
@@ -96,8 +97,8 @@ export const ipInfoPlugin: FastifyPluginAsyncTypebox<IpInfoPluginOptions> = asyn
       BATCH_PATH,
       {
         schema: batchRouteSchema,
-        // parseBatchBody checks the body (its messages say which rule broke); the schema is for the document.
-        validatorCompiler: () => () => true,
+        // parseBatchBody checks the body; its schema is for the document.
+        validatorCompiler: bodyCheckedByHandlerCompiler(),
         // Counted as its distinct items, all or nothing, once the body is read (limits/rate-limit-hook.ts).
         config: {
           agentTool: agentTool('ip_batch', batchSummary),

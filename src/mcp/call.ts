@@ -42,12 +42,14 @@ export async function callTool(
     'x-request-id': context.requestId,
   };
   if (context.authorization !== undefined) headers.authorization = context.authorization;
+  // Always as JSON: inject sends a string or null `items` as it is, and the route answered 415, not what is wrong with it.
+  if (request.body !== undefined) headers['content-type'] = 'application/json';
   const response = await app.inject({
     method: tool.method,
     url: request.url,
     remoteAddress: context.clientIp,
     headers,
-    ...(request.body === undefined ? {} : { payload: request.body as object }),
+    ...(request.body === undefined ? {} : { payload: JSON.stringify(request.body) }),
     payloadAsStream: true,
     signal: context.signal,
   });

@@ -119,8 +119,8 @@ export function requestOf(
   for (const [name, place] of tool.places) {
     if (place !== 'path') continue;
     const value = args[name];
-    if (value === undefined || value === null || value === '')
-      return { refused: `Missing required parameter '${name}'.` };
+    // An empty one is sent: the route answers it as it does over HTTP (its schema allows "").
+    if (value === undefined || value === null) return { refused: `Missing required parameter '${name}'.` };
     url = url.replace(`:${name}`, encodeURIComponent(argumentText(value)));
   }
   for (const [name, value] of Object.entries(args)) {
