@@ -121,7 +121,11 @@ export function requestOf(
     const value = args[name];
     // An empty one is sent: the route answers it as it does over HTTP (its schema allows "").
     if (value === undefined || value === null) return { refused: `Missing required parameter '${name}'.` };
-    url = url.replace(`:${name}`, encodeURIComponent(argumentText(value)));
+    const text = argumentText(value);
+    // URL parsing folds a `.` or `..` segment (encoded or not) into the path: it would ask another route.
+    if (/^(\.|%2e){1,2}$/i.test(text))
+      return { refused: `Invalid path parameter '${name}': "${text}" cannot be a path segment.` };
+    url = url.replace(`:${name}`, encodeURIComponent(text));
   }
   for (const [name, value] of Object.entries(args)) {
     if (value === undefined) continue;

@@ -20,6 +20,8 @@ test('a call becomes its route request: path parameters encoded (no way out of t
   });
   assert.deepEqual(requestOf(ipInfo, { ip: '../../account' }), { url: '/api/v1/json/..%2F..%2Faccount' });
   assert.deepEqual(requestOf(ipInfo, {}), { refused: "Missing required parameter 'ip'." });
+  // A dot segment would be folded into the path by URL parsing, reaching /api/v1/ instead.
+  for (const dots of ['..', '.', '%2E%2e']) assert.ok('refused' in requestOf(ipInfo, { ip: dots }), dots);
   // Numbers and booleans as the query string writes them; anything else as JSON, for the route to refuse by name.
   const ping = byName.get('ping') as McpTool;
   assert.deepEqual(requestOf(ping, { host: 'example.com', count: 3, family: { x: 1 } }), {
