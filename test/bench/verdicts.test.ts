@@ -13,10 +13,10 @@ const round = (ratio: number, p99 = 3, peakMb = 250): Round => ({
 // Regression: `npm run bench` ran about six minutes without saying so.
 test('the run says first how long its load lasts, computed from its rounds and durations', () => {
   const plan = { scenarios: Object.keys(SCENARIOS), rounds: 5, seconds: 10, warmupSeconds: 3 };
-  assert.equal(loadSeconds(plan), 6 * 2 * (3 + 5 * 10));
+  assert.equal(loadSeconds(plan), 7 * 2 * (3 + 5 * 10));
   assert.match(
     planLine(plan),
-    /^6 scenarios \(ipv6, ipv6-keyed, json, json-rpki, json-ip, batch\), each 6 s of warm-up and 5 rounds of 2 x 10 s: about 10 min 36 s of load/,
+    /^7 scenarios \(ipv6, ipv6-keyed, json, json-rpki, json-ip, mcp-ip, batch\), each 6 s of warm-up and 5 rounds of 2 x 10 s: about 12 min 22 s of load/,
   );
   assert.match(
     planLine({ ...plan, scenarios: ['ipv6'], rounds: 1, seconds: 1 }),
