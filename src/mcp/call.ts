@@ -149,7 +149,7 @@ function failure(status: number, body: unknown): ToolResult {
 }
 
 /** One line for a progress notification: the event's type and its plain fields. */
-export function eventLine(event: Record<string, unknown>): string {
+function eventLine(event: Record<string, unknown>): string {
   const fields = Object.entries(event)
     .filter(([name, value]) => name !== 'type' && value !== null && typeof value !== 'object')
     .map(([name, value]) => `${name}=${value}`);

@@ -8,10 +8,10 @@ import type { ToolCallOutcome } from '../metrics/metrics.ts';
 import { VERSION } from '../version.ts';
 import { callTool, type ToolResult } from './call.ts';
 import type { Cancellations } from './cancellations.ts';
-import { deriveTools, type McpTool } from './tools.ts';
+import { deriveTools } from './tools.ts';
 
-export const MCP_PATH = '/mcp';
-export const OPENAPI_RESOURCE = 'netinfo://openapi';
+const MCP_PATH = '/mcp';
+const OPENAPI_RESOURCE = 'netinfo://openapi';
 const SESSION_HEADER = 'mcp-session-id';
 
 export interface McpPluginOptions {
@@ -253,8 +253,6 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
     return made;
   };
 }
-
-export type { McpTool };
 
 /** A message of the POST gives a progress token: its notifications need the SSE stream. */
 function wantsProgress(body: unknown): boolean {
