@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { sseData } from '../mesh/run-job.ts';
+import { answerJson, sseData } from '../mesh/run-job.ts';
 import { type McpTool, requestOf } from './tools.ts';
 
 /** What MCP's tools/call answers (CallToolResult), as the route's answer says it. */
@@ -54,7 +54,7 @@ export async function callTool(
     signal: context.signal,
   });
   if (response.statusCode !== 200 || !tool.stream) {
-    const body = await jsonOf(response.stream());
+    const body = await answerJson(response.stream());
     if (response.statusCode >= 300) return failure(response.statusCode, body);
     if (tool.follow) return followed(app, tool, tool.follow(body), context);
     return success(tool, body);
@@ -64,17 +64,8 @@ export async function callTool(
 
 /** Every event as progress; the answer is the `done` event (its fields) with all the events, or the `error` event as a tool error. */
 async function streamed(tool: McpTool, stream: NodeJS.ReadableStream, context: ToolCallContext): Promise<ToolResult> {
-  const events: Record<string, unknown>[] = [];
-  try {
-    for await (const data of sseData(stream)) {
-      const event = JSON.parse(data) as Record<string, unknown>;
-      events.push(event);
-      context.progress?.(events.length, eventLine(event));
-    }
-  } catch (error) {
-    if (context.signal.aborted) return failure(499, { error: 'Cancelled by the client.' });
-    throw error;
-  }
+  const events = await progressOf(stream, context);
+  if (!Array.isArray(events)) return events;
   const last = events.at(-1);
   if (last?.type === 'done') {
     const { type: _type, ...done } = last;
@@ -101,19 +92,30 @@ async function followed(
       payloadAsStream: true,
       signal: context.signal,
     });
-  const events = await read(urls.events, 'text/event-stream');
-  let count = 0;
+  const events = await progressOf((await read(urls.events, 'text/event-stream')).stream(), context);
+  if (!Array.isArray(events)) return events;
+  const result = await read(urls.result, 'application/json');
+  const body = await answerJson(result.stream());
+  return result.statusCode === 200 ? success(tool, body) : failure(result.statusCode, body);
+}
+
+/** A stream's events, each told as progress as it arrives; the tool error when the client cancelled midway. */
+async function progressOf(
+  stream: NodeJS.ReadableStream,
+  context: ToolCallContext,
+): Promise<Record<string, unknown>[] | ToolResult> {
+  const events: Record<string, unknown>[] = [];
   try {
-    for await (const data of sseData(events.stream())) {
-      context.progress?.(++count, eventLine(JSON.parse(data) as Record<string, unknown>));
+    for await (const data of sseData(stream)) {
+      const event = JSON.parse(data) as Record<string, unknown>;
+      events.push(event);
+      context.progress?.(events.length, eventLine(event));
     }
   } catch (error) {
     if (context.signal.aborted) return failure(499, { error: 'Cancelled by the client.' });
     throw error;
   }
-  const result = await read(urls.result, 'application/json');
-  const body = await jsonOf(result.stream());
-  return result.statusCode === 200 ? success(tool, body) : failure(result.statusCode, body);
+  return events;
 }
 
 function success(tool: McpTool, body: unknown): ToolResult {
@@ -155,17 +157,6 @@ function eventLine(event: Record<string, unknown>): string {
     .map(([name, value]) => `${name}=${value}`);
   const line = [String(event.type ?? 'event'), ...fields].join(' ');
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
-}
-
-async function jsonOf(stream: NodeJS.ReadableStream): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
-  const text = Buffer.concat(chunks).toString('utf8');
-  try {
-    return JSON.parse(text);
-  } catch {
-    return { error: text };
-  }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -30,13 +30,7 @@ export async function runJob(
   const node = job.node;
   const nodeJson = JSON.stringify(node);
   if (!type.stream || response.statusCode !== 200) {
-    let body: unknown;
-    const text = await readAll(response.stream());
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = { error: text };
-    }
+    const body = await answerJson(response.stream());
     if (response.statusCode === 200) {
       await sink(JSON.stringify({ type: 'result', node, result: body }), { status: 'finished', result: body });
       return;
@@ -81,10 +75,16 @@ function errorText(body: unknown, status: number): string {
   return typeof error === 'string' ? error : `the route answered ${status}`;
 }
 
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+/** An in-process request's answer: its JSON, or its text as `{ error }` when it is not JSON. */
+export async function answerJson(stream: NodeJS.ReadableStream): Promise<unknown> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
+  const text = Buffer.concat(chunks).toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    return { error: text };
+  }
 }
 
 /** The `data:` lines of a Server-Sent Events stream as they arrive (one data line per event: http/sse.ts). */
