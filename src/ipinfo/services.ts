@@ -88,7 +88,7 @@ export function createIpInfoServices(
   });
   app.addHook('onClose', async () => {
     if (refresh !== undefined) clearInterval(refresh);
-    store.close();
+    await store.close();
   });
   const lookupHostname = createHostnameLookup({ resolver: deps.resolver, timeoutMs: config.hostnameTimeoutMs });
   const answers = createIpAnswers(lookupHostname, deps.onAnswerCache);

@@ -146,7 +146,7 @@ describe('GET /api/v1/asn/{asn} without ASN data', () => {
           loaded: () => Promise.reject(new Error('no IP data in this test')),
           reload: async () => {},
           readinessCheck: () => ({ state: 'ready' }),
-          close() {},
+          async close() {},
         },
       },
     );

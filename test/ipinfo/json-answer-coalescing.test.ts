@@ -11,7 +11,7 @@ const noData: IpDataStore = {
   loaded: () => Promise.reject(new Error('no IP data in this test')),
   reload: async () => {},
   readinessCheck: () => ({ state: 'ready' }),
-  close() {},
+  async close() {},
 };
 
 /** A resolver whose reverse lookups take a while and are counted by address. */

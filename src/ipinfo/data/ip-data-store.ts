@@ -17,7 +17,8 @@ export interface IpDataStore {
   /** Loads everything again and swaps it in; on failure the current snapshot stays. */
   reload(reason: string): Promise<void>;
   readonly readinessCheck: ReadinessCheck;
-  close(): void;
+  /** Stops watching, and resolves once a load under way has ended (it writes caches into DATA_DIR). */
+  close(): Promise<void>;
 }
 
 export interface IpDataStoreOptions {
@@ -138,9 +139,10 @@ export function createIpDataStore(options: IpDataStoreOptions): IpDataStore {
       if (notes.length > 0) return { state: 'degraded', detail: `${notes.join('; ')} | ${summary}${feeds}${ages}` };
       return { state: 'ready', detail: `${summary}${feeds}${ages}` };
     },
-    close() {
+    async close() {
       closed = true;
       if (timer !== undefined) clearInterval(timer);
+      await Promise.allSettled([first, reloading]);
     },
   };
 }

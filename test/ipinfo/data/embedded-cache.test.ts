@@ -110,7 +110,7 @@ describe('the embedded data caches', { timeout: 120_000 }, () => {
       assert.match(readiness.detail ?? '', /ASN data: could not write asn-.+ENOSPC.+served from memory/);
       assert.equal(warnings.filter((line) => /served from memory/.test(line)).length, 2);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });

@@ -40,7 +40,31 @@ describe('the IP data store', { timeout: 30_000 }, () => {
     assert.equal((await loading).attribution, 'first');
     assert.equal(store.readinessCheck().state, 'degraded');
     assert.match(store.readinessCheck().detail ?? '', /ASN data: broken/);
-    store.close();
+    await store.close();
+  });
+
+  it('close waits for a load under way (it writes caches into DATA_DIR, which may be removed next)', async () => {
+    const pending: { finish?: (data: IpData) => void } = {};
+    const store = createIpDataStore({
+      load: () =>
+        new Promise((resolve) => {
+          pending.finish = resolve;
+        }),
+      watchFile: '/nonexistent/manifest.json',
+      watchIntervalMs: 1000,
+      log: quiet,
+    });
+    void store.loaded();
+    for (let i = 0; pending.finish === undefined && i < 5000; i++) await sleep(1);
+    let closed = false;
+    const closing = store.close().then(() => {
+      closed = true;
+    });
+    await sleep(20);
+    assert.equal(closed, false, 'closed while the load was still running');
+    pending.finish?.(snapshot('late'));
+    await closing;
+    assert.equal(closed, true);
   });
 
   it('a failed reload keeps the current snapshot and says so; the watched file triggers reloads', async () => {
@@ -72,7 +96,7 @@ describe('the IP data store', { timeout: 30_000 }, () => {
       assert.equal(store.readinessCheck().state, 'ready');
       assert.deepEqual(previousSeen, [undefined, 'one', 'one'], 'each load is given the snapshot in use');
     } finally {
-      store.close();
+      await store.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
