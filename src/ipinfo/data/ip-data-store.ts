@@ -93,6 +93,8 @@ export function createIpDataStore(options: IpDataStoreOptions): IpDataStore {
     // One reload at a time; a second request waits for the first and then loads again.
     const next = reloading.then(async () => {
       if (closed) return;
+      // What this load will see: the watcher then does not load the same manifest again.
+      watched = await manifestState();
       try {
         const fresh = await options.load(current);
         current = fresh;

@@ -6,7 +6,13 @@ import { type AsnIndex, buildAsnIndex } from './asn-index.ts';
 import type { AsnRanges } from './asn-ranges.ts';
 import { ipDataPaths, readManifest, type SourceId, stampOf } from './data-files.ts';
 import type { DatabasePart, DatabaseSource, DataSource, FeedName } from './data-sources.ts';
-import { type CacheWriter, type EmbeddedData, embeddedAsnRanges, embeddedCityDatabase } from './embedded-data.ts';
+import {
+  type CacheWriter,
+  type EmbeddedData,
+  embeddedAsnRanges,
+  embeddedCacheFile,
+  embeddedCityDatabase,
+} from './embedded-data.ts';
 import { feedSources, type LoadedFeeds, loadFeeds } from './feed-files.ts';
 import {
   type AnonymityReader,
@@ -153,6 +159,13 @@ export async function loadIpData(options: IpDataOptions, previous?: IpData): Pro
       return { ...read, source: describe(part, installed ? 'downloaded' : 'operator', read.value, file) };
     };
   const installed = (file: string) => path.join(paths.downloads, file);
+  /** The embedded part loaded before, when its cache file is the one it was read from (a reload reads nothing). */
+  const keptEmbedded = async <T>(kind: 'city' | 'asn', old: Kept<T> | undefined) => {
+    if (old === undefined) return undefined;
+    const { pkg, target } = await embeddedCacheFile(embeddedDir, kind);
+    const key = (await stampOf(target))?.key;
+    return key === old.key ? { key, value: old.value, where: `${pkg.name} ${pkg.version}` } : undefined;
+  };
 
   const [city, asn, anonymous, connection, feeds, manifest] = await Promise.all([
     pick<LocationReader>(
@@ -161,6 +174,8 @@ export async function loadIpData(options: IpDataOptions, previous?: IpData): Pro
         mmdbFile(options.geoipCityDb, 'location', previous?.kept.location, createLocationReader),
         mmdbFile(installed('city.mmdb'), 'location', previous?.kept.location, createLocationReader, true),
         async () => {
+          const kept = await keptEmbedded('city', previous?.kept.location);
+          if (kept) return { ...kept, source: describe('location', 'embedded', kept.value, kept.where) };
           const embedded = await embeddedCityDatabase(embeddedDir, embeddedOptions);
           noteCache('City data', embedded);
           // The bytes whose checksum was just verified, not the file read again.
@@ -180,10 +195,17 @@ export async function loadIpData(options: IpDataOptions, previous?: IpData): Pro
         mmdbFile<NetworkData>(options.geoipAsnDb, 'network', previous?.kept.network, createNetworkReader),
         mmdbFile<NetworkData>(installed('asn.mmdb'), 'network', previous?.kept.network, createNetworkReader, true),
         async () => {
+          const kept = await keptEmbedded('asn', previous?.kept.network);
+          if (kept) return { ...kept, source: describe('network', 'embedded', kept.value, kept.where) };
           const embedded = await embeddedAsnRanges(embeddedDir, embeddedOptions);
           noteCache('ASN data', embedded);
           const value = embedded.ranges;
-          return { value, source: describe('network', 'embedded', value, `@ip-location-db/asn ${embedded.version}`) };
+          const key = embedded.path === null ? undefined : (await stampOf(embedded.path))?.key;
+          return {
+            value,
+            ...(key === undefined ? {} : { key }),
+            source: describe('network', 'embedded', value, `@ip-location-db/asn ${embedded.version}`),
+          };
         },
       ],
       previous?.network,
@@ -226,7 +248,7 @@ export async function loadIpData(options: IpDataOptions, previous?: IpData): Pro
     feeds: feeds.feeds,
     ...(rpki ? { rpki: rpki.set } : {}),
     feedsLoaded: feeds.names,
-    sources: [...databases, ...feedSources(feeds, manifest), ...(rpki ? [rpki.source] : [])],
+    sources: [...databases.sort(byPart), ...feedSources(feeds, manifest), ...(rpki ? [rpki.source] : [])],
     problems,
     ...(repairs.length > 0 ? { repairs } : {}),
     attribution: attributionFor(location, network),
@@ -250,6 +272,10 @@ function asnIndexFor(network: NetworkData | undefined, previous: IpData | undefi
   if (previous?.network === network && previous.asnIndex !== undefined) return previous.asnIndex;
   return buildAsnIndex((network as AsnRanges).rows);
 }
+
+const PART_ORDER: readonly DatabasePart[] = ['location', 'network', 'anonymity', 'connection-type'];
+/** In a fixed order, not the order the parts finished loading in. */
+const byPart = (a: DatabaseSource, b: DatabaseSource) => PART_ORDER.indexOf(a.source) - PART_ORDER.indexOf(b.source);
 
 function keptOf<T>(read: Read<T> | undefined): Kept<T> | undefined {
   return read?.key === undefined ? undefined : { key: read.key, value: read.value };

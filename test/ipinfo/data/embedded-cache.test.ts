@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -72,6 +72,33 @@ describe('the embedded data caches', { timeout: 120_000 }, () => {
       assert.equal(sha256(readFileSync(file)), good, 'the file on disk is whole again');
     });
   }
+
+  it('a reload keeps both embedded parts without reading their caches again while the files are unchanged', async () => {
+    // A second read held a second 79 MB copy until the next full GC: every refresh at startup did it.
+    const files = readdirSync(cacheDir)
+      .filter((n) => !n.endsWith('.sha256'))
+      .map((n) => path.join(cacheDir, n));
+    // Whole seconds, so that setting the time again gives the same stamp to the nanosecond.
+    const time = new Date('2026-11-01T00:00:00Z');
+    for (const file of files) utimesSync(file, time, time);
+    const originals = files.map((file) => ({ file, bytes: readFileSync(file) }));
+    const first = await loadIpData({ dataDir, embeddedCacheDir: cacheDir, ...noData });
+    try {
+      // Damaged in place with size, inode and time kept: only a read would notice (and repair it).
+      for (const { file } of originals) {
+        damage(file);
+        utimesSync(file, time, time);
+      }
+      const second = await loadIpData({ dataDir, embeddedCacheDir: cacheDir, ...noData }, first);
+      assert.equal(second.location, first.location);
+      assert.equal(second.network, first.network);
+      assert.equal(second.asnIndex, first.asnIndex);
+      assert.equal(second.repairs, undefined, 'nothing was read, so nothing was repaired');
+      assert.deepEqual(answers(second), fresh);
+    } finally {
+      for (const { file, bytes } of originals) writeFileSync(file, bytes);
+    }
+  });
 
   it('a cache without a checksum beside it (made by an older version) is rebuilt', async () => {
     const first = await embeddedAsnRanges(cacheDir);

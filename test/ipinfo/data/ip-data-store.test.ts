@@ -43,6 +43,28 @@ describe('the IP data store', { timeout: 30_000 }, () => {
     await store.close();
   });
 
+  it('an explicit reload is not followed by a second one when the watcher sees the manifest it already loaded', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'store-'));
+    const manifest = path.join(dir, 'manifest.json');
+    let loads = 0;
+    const store = createIpDataStore({
+      load: async () => snapshot(`load ${++loads}`),
+      watchFile: manifest,
+      watchIntervalMs: 10,
+      log: quiet,
+    });
+    try {
+      await store.loaded();
+      writeFileSync(manifest, '{}'); // as the refresh's updater does, before the refresh reloads
+      await store.reload('scheduled refresh');
+      await sleep(200);
+      assert.equal(loads, 2, 'the first load and the refresh, not a third for the same manifest');
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('close waits for a load under way (it writes caches into DATA_DIR, which may be removed next)', async () => {
     const pending: { finish?: (data: IpData) => void } = {};
     const store = createIpDataStore({
