@@ -46,9 +46,9 @@ const PROFILE_DIR = process.env.BENCH_PROFILE;
 
 function start(script: string, env: Record<string, string>): Promise<ListeningProcess> {
   const profile =
-    PROFILE_DIR && script === 'src/start-with-compile-cache.ts' ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
+    PROFILE_DIR && script === 'src/start.js' ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
   // The service starts as `npm start` starts it (its V8 flags included).
-  const entry = script === 'src/start-with-compile-cache.ts' ? serviceArguments() : [script];
+  const entry = script === 'src/start.js' ? serviceArguments() : [script];
   const node = [process.execPath, ...profile, ...entry];
   const [command, ...args] = PIN ? ['taskset', '-c', '1', ...node] : node;
   return startListeningProcess(command as string, args, env, 'inherit');
@@ -95,7 +95,7 @@ async function runScenario(name: string, scenario: Scenario): Promise<ScenarioRe
   const prepared = await scenario.setup?.();
   if (prepared) console.log(`${name}: ${prepared.describe}`);
   const spawnedAt = performance.now();
-  const service = await start('src/start-with-compile-cache.ts', {
+  const service = await start('src/start.js', {
     ...SERVICE_ENV,
     METRICS_PORT: String(await freePort()),
     ...scenario.env,

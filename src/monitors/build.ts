@@ -6,7 +6,6 @@ import type { PortRanges } from '../httpcheck/config.ts';
 import type { MeshConfig } from '../mesh/config.ts';
 import type { Mesh } from '../mesh/service.ts';
 import type { DatabaseLocation } from '../storage/config.ts';
-import { createBullmqScheduler } from './bullmq-scheduler.ts';
 import type { MonitorConfig } from './config.ts';
 import { createEmailSender } from './email-sender.ts';
 import { createLocalScheduler } from './local-scheduler.ts';
@@ -58,7 +57,8 @@ export async function buildMonitors(
   const scheduler =
     config.redisUrl === null
       ? createLocalScheduler({ repository, concurrency: config.monitorConcurrency, now, log })
-      : createBullmqScheduler({
+      : // Loaded only with Redis: BullMQ and what it brings cost ~1.9 MB of source and its compiled code.
+        (await import('./bullmq-scheduler.ts')).createBullmqScheduler({
           redisUrl: config.redisUrl,
           concurrency: config.monitorConcurrency,
           lockMs: config.nodeTimeoutSeconds * 1000,

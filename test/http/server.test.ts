@@ -28,7 +28,7 @@ function getJson(
 }
 
 test('the server process: dual-stack /api/v1/ipv6 over real sockets, then a clean SIGTERM exit', async () => {
-  const child = spawn(process.execPath, ['src/start-with-compile-cache.ts'], {
+  const child = spawn(process.execPath, ['src/start.js'], {
     cwd: repoRoot,
     env: { ...process.env, ...NO_DOWNLOADS_ENV, PORT: '0', HOST: '::', LOG_LEVEL: 'warn', DATA_DIR: '.tmp/test-data' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -91,7 +91,7 @@ test('the server process: dual-stack /api/v1/ipv6 over real sockets, then a clea
 });
 
 test('a bad setting stops the process with a message naming the variable', async () => {
-  const child = spawn(process.execPath, ['src/start-with-compile-cache.ts'], {
+  const child = spawn(process.execPath, ['src/start.js'], {
     cwd: repoRoot,
     env: { ...process.env, ...NO_DOWNLOADS_ENV, PORT: 'eighty', RATE_LIMITS: 'public=1' },
     stdio: ['ignore', 'pipe', 'pipe'],
