@@ -10,6 +10,7 @@ import { cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { ipDataPaths } from '../src/ipinfo/data/data-files.ts';
+import { freePort } from '../test/support/free-port.ts';
 import { type ListeningProcess, startListeningProcess } from '../test/support/listening-process.ts';
 import { findRedisServer, startRedis } from '../test/support/redis-server.ts';
 import { serviceArguments } from '../test/support/start-command.ts';
@@ -69,7 +70,8 @@ async function service(setup: ScenarioSetup, env: Record<string, string>): Promi
   const started = await startListeningProcess(
     process.execPath,
     serviceArguments(),
-    { ...SERVICE_ENV, ...setup.env, ...env },
+    // Metrics on, as in production (and as `npm run bench` runs it), on a port of its own.
+    { ...SERVICE_ENV, METRICS_PORT: String(await freePort()), ...setup.env, ...env },
     'inherit',
     // With WORKERS the supervisor prints its line once every worker listens.
     /listening on (http:\/\/\S+)/,
