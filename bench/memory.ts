@@ -5,7 +5,7 @@
 // - every security feed installed, as after a refresh: <= 260 MB;
 // - WORKERS=4 against WORKERS=1 (both with Redis, which WORKERS > 1 needs): the total of every process
 //   at most 1.6 times (skipped without redis-server).
-// Memory does not depend on the machine's noise as req/s does: one round per case.
+// Each case is started BENCH_ROUNDS times (3) and its medians shown.
 import { cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -17,8 +17,10 @@ import { serviceArguments } from '../test/support/start-command.ts';
 import { jsonScenarioSetup } from './json-scenario.ts';
 import type { ScenarioSetup } from './scenario-setup.ts';
 import { CONNECTIONS, loadOptions, SERVICE_ENV, waitUntilReady } from './scenarios.ts';
+import { median } from './verdicts.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 /**
  * Resident memory of the serving processes, in MB: the service, and with WORKERS its workers (the
@@ -81,18 +83,32 @@ async function service(setup: ScenarioSetup, env: Record<string, string>): Promi
   return started;
 }
 
-async function measure(label: string, setup: ScenarioSetup, env: Record<string, string>): Promise<number> {
+/** One start and load: resident memory once ready and at the peak. */
+async function once(setup: ScenarioSetup, env: Record<string, string>): Promise<{ ready: number; peak: number }> {
   const server = await service(setup, env);
   try {
-    const ready = servingMb(server.pid);
-    const peak = await peakUnderLoad(server, setup);
-    console.log(`  ${label}: ${ready.toFixed(0)} MB once ready, ${peak.toFixed(0)} MB at the peak of the load`);
-    return peak;
+    return { ready: servingMb(server.pid), peak: await peakUnderLoad(server, setup) };
   } finally {
     const exited = new Promise((resolve) => server.child.once('exit', resolve));
     server.child.kill('SIGTERM');
     await exited;
   }
+}
+
+/**
+ * The median over BENCH_ROUNDS starts: a single start's peak moves by 10-20 MB with when the
+ * garbage collector happens to run.
+ */
+async function measure(label: string, setup: ScenarioSetup, env: Record<string, string>): Promise<number> {
+  const runs: { ready: number; peak: number }[] = [];
+  for (let round = 0; round < ROUNDS; round++) runs.push(await once(setup, env));
+  const ready = median(runs.map((run) => run.ready));
+  const peak = median(runs.map((run) => run.peak));
+  const peaks = runs.map((run) => run.peak.toFixed(0)).join(', ');
+  console.log(
+    `  ${label}: ${ready.toFixed(0)} MB once ready, ${peak.toFixed(0)} MB at the peak of the load (peaks ${peaks})`,
+  );
+  return peak;
 }
 
 const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
@@ -104,7 +120,7 @@ rmSync(defaultDir, { recursive: true, force: true });
 mkdirSync(path.dirname(ipDataPaths(defaultDir).embedded), { recursive: true });
 cpSync(ipDataPaths(setup.env.DATA_DIR as string).embedded, ipDataPaths(defaultDir).embedded, { recursive: true });
 try {
-  console.log(`${setup.describe}; ${CONNECTIONS} connections, ${SECONDS} s per case\n`);
+  console.log(`${setup.describe}; ${CONNECTIONS} connections, ${SECONDS} s per start, ${ROUNDS} starts per case\n`);
   const bare = await startListeningProcess(process.execPath, ['bench/bare-server.ts'], { BARE_BODY_BYTES: '900' });
   const barePeak = await peakUnderLoad(bare, setup).finally(() => bare.child.kill('SIGTERM'));
   console.log(`  bare node:http (the baseline): ${barePeak.toFixed(0)} MB at the peak of the same load`);
