@@ -45,8 +45,7 @@ const PIN = availableParallelism() >= 2 && spawnSync('taskset', ['-pc', '0', Str
 const PROFILE_DIR = process.env.BENCH_PROFILE;
 
 function start(script: string, env: Record<string, string>): Promise<ListeningProcess> {
-  const profile =
-    PROFILE_DIR && script === 'src/start.js' ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
+  const profile = PROFILE_DIR && script === 'src/start.js' ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
   // The service starts as `npm start` starts it (its V8 flags included).
   const entry = script === 'src/start.js' ? serviceArguments() : [script];
   const node = [process.execPath, ...profile, ...entry];
