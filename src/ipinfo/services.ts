@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AbuseService } from '../abuse/service.ts';
 import type { Resolver } from '../dns/resolver.ts';
+import { workerLink } from '../workers/link.ts';
 import { createHostnameLookup, type HostnameLookup, queuedHostnameLookup } from './answers/hostname.ts';
 import { createIpAnswers, type IpAnswers } from './answers/ip-answers.ts';
 import { ipDataPaths, type SourceId } from './data/data-files.ts';
@@ -20,6 +21,7 @@ export interface IpInfoConfig extends UpdatePlanConfig {
 }
 
 const WATCH_INTERVAL_MS = 5_000;
+const WORKER_WATCH_INTERVAL_MS = 60_000;
 
 /** The store the composition root builds from config (tests build their own). */
 export function createIpDataStoreFromConfig(
@@ -27,7 +29,8 @@ export function createIpDataStoreFromConfig(
   log: IpDataLog,
   options: { watchIntervalMs?: number; embeddedCacheDir?: string } = {},
 ): IpDataStore {
-  return createIpDataStore({
+  const link = workerLink();
+  const store = createIpDataStore({
     load: (previous) =>
       loadIpData(
         {
@@ -39,13 +42,18 @@ export function createIpDataStoreFromConfig(
           geoipConnectionTypeDb: config.geoipConnectionTypeDb,
           feedsOff: feedsTurnedOff(config),
           rpkiFromOperator: config.rpkiVrpFile !== null,
+          ...(link ? { readBytes: link.readBytes } : {}),
         },
         previous,
       ),
     watchFile: ipDataPaths(config.dataDir).manifest,
-    watchIntervalMs: options.watchIntervalMs ?? WATCH_INTERVAL_MS,
+    // A worker thread is told to reload by its supervisor, which watches the manifest for all of
+    // them (every worker swaps at once); its own look is a fallback.
+    watchIntervalMs: options.watchIntervalMs ?? (link ? WORKER_WATCH_INTERVAL_MS : WATCH_INTERVAL_MS),
     log,
   });
+  link?.onReload(() => void store.reload('new data was installed'));
+  return store;
 }
 
 function feedsTurnedOff(config: UpdatePlanConfig): SourceId[] {
@@ -84,7 +92,12 @@ export function createIpInfoServices(
   let refresh: NodeJS.Timeout | undefined;
   app.addHook('onListen', async () => {
     void store.loaded().catch(() => {});
-    if (config.dataRefreshHours > 0) refresh = scheduleDataRefresh(app, config, store, deps.onDataDownload);
+    if (config.dataRefreshHours > 0) {
+      const link = workerLink();
+      // In a worker thread, new data is loaded by every worker at once, this one included.
+      const reloading = link ? { loaded: store.loaded, reload: async () => link.installed() } : store;
+      refresh = scheduleDataRefresh(app, config, reloading, deps.onDataDownload);
+    }
   });
   app.addHook('onClose', async () => {
     if (refresh !== undefined) clearInterval(refresh);

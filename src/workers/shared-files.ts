@@ -1,0 +1,44 @@
+import { open } from 'node:fs/promises';
+import { sharedWhileInFlight } from '../cache/in-flight.ts';
+import { stampFrom } from '../ipinfo/data/data-files.ts';
+
+/**
+ * The supervisor's copies of the data files its worker threads read (the City database, 66 MB; the
+ * ASN blob, 13 MB; the VRP set): each file read once into a SharedArrayBuffer, the same one handed to
+ * every worker that asks while the file is unchanged. Only the latest copy of each path is kept: a
+ * replaced file's old bytes stay alive exactly as long as some worker's data still views them (the
+ * SharedArrayBuffer is freed with its last holder), and are never handed out again.
+ */
+export interface SharedFiles {
+  read(file: string): Promise<SharedArrayBuffer>;
+}
+
+export function createSharedFiles(): SharedFiles {
+  const latest = new Map<string, { key: string; bytes: SharedArrayBuffer }>();
+  const reading = sharedWhileInFlight<string, SharedArrayBuffer>();
+  const readOnce = async (file: string): Promise<SharedArrayBuffer> => {
+    // The stamp of the open file, not of the path: a file renamed into place meanwhile is read next time.
+    const handle = await open(file);
+    try {
+      const info = await handle.stat();
+      const { key } = stampFrom(file, info);
+      const known = latest.get(file);
+      if (known?.key === key) return known.bytes;
+      const bytes = new SharedArrayBuffer(info.size);
+      const view = Buffer.from(bytes);
+      for (let at = 0; at < info.size; ) {
+        const { bytesRead } = await handle.read(view, at, info.size - at, at);
+        if (bytesRead === 0) throw new Error(`${file}: shorter than its ${info.size} bytes`);
+        at += bytesRead;
+      }
+      latest.set(file, { key, bytes });
+      return bytes;
+    } catch (error) {
+      latest.delete(file);
+      throw error;
+    } finally {
+      await handle.close();
+    }
+  };
+  return { read: (file) => reading(file, () => readOnce(file)) };
+}
