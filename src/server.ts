@@ -2,8 +2,8 @@
 import './runtime/retain-next-tick-shape.ts';
 import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
+import { setFlagsFromString } from 'node:v8';
 import { isMainThread, Worker } from 'node:worker_threads';
-import { buildApp } from './app.ts';
 import { type Config, loadConfigOrExit } from './config.ts';
 import { ipDataPaths } from './ipinfo/data/data-files.ts';
 import { workersScrape } from './metrics/cluster.ts';
@@ -17,10 +17,12 @@ import { startSupervisor } from './workers/supervisor.ts';
 // the port (reusePort), all reading the databases from one shared copy (docs/scaling.md).
 
 /**
- * Each worker's young generation (V8's default is 16 MB a semi-space for this heap size): with 8, four
- * workers held 505 MB at the peak of the json load, against 597 MB with V8's default.
+ * Each worker's young generation is two semi-spaces of this size (npm start gives one process 16):
+ * with 16, four workers held 32 MB of young generation each once ready and 780-820 MB in all at the
+ * peak of the json load; with 4, 8 MB each and 710-780 MB. Scavenges then take about 1.8% of the time
+ * instead of 0.8% (docs/performance.md, item 9).
  */
-const WORKER_YOUNG_GENERATION_MB = 8;
+const WORKER_SEMI_SPACE_MB = 4;
 
 /** The pages a person opens first (`/api/v1` itself is no page). */
 function startLine(url: string, workers?: number): string {
@@ -35,6 +37,8 @@ function displayUrl(config: Config, port: number): string {
 
 async function serve(config: Config, link: WorkerLink | null): Promise<void> {
   prepareDirectory(config.dataDir, 'DATA_DIR');
+  // Imported here, not above: a supervisor never loads the app (its modules' code is most of a heap).
+  const { buildApp } = await import('./app.ts');
   const app = await buildApp(config);
   const port = link?.port ?? config.port;
   // Fastify passes reusePort through to net.Server.listen; its types do not list it yet.
@@ -84,6 +88,9 @@ async function supervise(config: Config): Promise<void> {
   // The entry npm start runs: each worker turns on the compile cache before loading the app.
   const entry = new URL('./start.js', import.meta.url);
   const manifest = ipDataPaths(config.dataDir).manifest;
+  // npm start's --max-semi-space-size is process-wide and outranks a Worker's resourceLimits; V8 reads
+  // it as each isolate is made, so the workers made from now on get theirs, the supervisor keeps its own.
+  setFlagsFromString(`--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`);
   const supervisor = startSupervisor({
     workers: config.workers,
     port: config.port,
@@ -91,7 +98,6 @@ async function supervise(config: Config): Promise<void> {
       new Worker(entry, {
         env,
         workerData: { netinfoWorker: true, port } satisfies WorkerStart,
-        resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
       }),
     files: createSharedFiles(),
     announce: (port) => console.log(startLine(displayUrl(config, port), config.workers)),
