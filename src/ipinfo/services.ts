@@ -5,7 +5,7 @@ import { workerLink } from '../workers/link.ts';
 import { createHostnameLookup, type HostnameLookup, queuedHostnameLookup } from './answers/hostname.ts';
 import { createIpAnswers, type IpAnswers } from './answers/ip-answers.ts';
 import { ipDataPaths, type SourceId } from './data/data-files.ts';
-import { loadIpData } from './data/ip-data.ts';
+import { type KeptParts, loadIpData } from './data/ip-data.ts';
 import { createIpDataStore, type IpDataLog, type IpDataStore } from './data/ip-data-store.ts';
 import { type DownloadOutcome, scheduleDataRefresh } from './data-refresh.ts';
 import { createJsonSender, type IpAnswerSender } from './json-answer.ts';
@@ -31,8 +31,8 @@ export function createIpDataStoreFromConfig(
 ): IpDataStore {
   const link = workerLink();
   const store = createIpDataStore({
-    load: (previous) =>
-      loadIpData(
+    load: async (previous) => {
+      const data = await loadIpData(
         {
           dataDir: config.dataDir,
           ...(options.embeddedCacheDir ? { embeddedCacheDir: options.embeddedCacheDir } : {}),
@@ -45,7 +45,11 @@ export function createIpDataStoreFromConfig(
           ...(link ? { readBytes: link.readBytes } : {}),
         },
         previous,
-      ),
+      );
+      // What the supervisor may free: the shared copies no worker's data uses any more.
+      link?.holding(keysOf(data.kept));
+      return data;
+    },
     watchFile: ipDataPaths(config.dataDir).manifest,
     // A worker thread is told to reload by its supervisor, which watches the manifest for all of
     // them (every worker swaps at once); its own look is a fallback.
@@ -54,6 +58,10 @@ export function createIpDataStoreFromConfig(
   });
   link?.onReload(() => void store.reload('new data was installed'));
   return store;
+}
+
+function keysOf(kept: KeptParts): string[] {
+  return Object.values(kept).flatMap((part) => (typeof part?.key === 'string' ? [part.key] : []));
 }
 
 function feedsTurnedOff(config: UpdatePlanConfig): SourceId[] {

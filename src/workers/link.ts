@@ -12,6 +12,7 @@ export type FromWorker =
   | { type: 'listening'; port: number }
   | { type: 'read'; id: number; file: string }
   | { type: 'installed' }
+  | { type: 'holding'; keys: string[] }
   | { type: 'metrics'; id: number; metrics: unknown[] };
 
 /** What the supervisor gives each worker thread it starts. */
@@ -29,6 +30,8 @@ export interface WorkerLink {
   listening(port: number): void;
   /** This worker's refresh installed new data: the supervisor tells every worker to reload. */
   installed(): void;
+  /** The stamp keys of the files this worker's current data was read from: the others can be freed. */
+  holding(keys: string[]): void;
   onClose(handler: () => void): void;
   onReload(handler: () => void): void;
   answerMetrics(collect: () => Promise<unknown[]>): void;
@@ -73,6 +76,7 @@ function connect(): WorkerLink {
       }),
     listening: (listeningPort) => send({ type: 'listening', port: listeningPort }),
     installed: () => send({ type: 'installed' }),
+    holding: (keys) => send({ type: 'holding', keys }),
     onClose: (handler) => {
       close = handler;
     },

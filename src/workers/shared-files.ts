@@ -5,16 +5,23 @@ import { stampFrom } from '../ipinfo/data/data-files.ts';
 /**
  * The supervisor's copies of the data files its worker threads read (the City database, 66 MB; the
  * ASN blob, 13 MB; the VRP set): each file read once into a SharedArrayBuffer, the same one handed to
- * every worker that asks while the file is unchanged. Only the latest copy of each path is kept: a
- * replaced file's old bytes stay alive exactly as long as some worker's data still views them (the
- * SharedArrayBuffer is freed with its last holder), and are never handed out again.
+ * every worker that asks while the file is unchanged. The supervisor keeps the latest copy of a path
+ * while some worker's data uses it (a worker started later shares it then); a copy is freed with its
+ * last holder, so a replaced file's bytes live exactly as long as some worker's data views them.
  */
 export interface SharedFiles {
   read(file: string): Promise<SharedArrayBuffer>;
+  /**
+   * Lets go of the copies no worker's data uses (`inUse`: stamp keys), once out of hand for a while:
+   * a worker still loading has not said yet what it holds.
+   */
+  retain(inUse: ReadonlySet<string>): void;
 }
 
-export function createSharedFiles(): SharedFiles {
-  const latest = new Map<string, { key: string; bytes: SharedArrayBuffer }>();
+const UNCLAIMED_MS = 60_000;
+
+export function createSharedFiles(now: () => number = Date.now): SharedFiles {
+  const latest = new Map<string, { key: string; bytes: SharedArrayBuffer; handedAt: number }>();
   const reading = sharedWhileInFlight<string, SharedArrayBuffer>();
   const readOnce = async (file: string): Promise<SharedArrayBuffer> => {
     // The stamp of the open file, not of the path: a file renamed into place meanwhile is read next time.
@@ -23,7 +30,10 @@ export function createSharedFiles(): SharedFiles {
       const info = await handle.stat();
       const { key } = stampFrom(file, info);
       const known = latest.get(file);
-      if (known?.key === key) return known.bytes;
+      if (known?.key === key) {
+        known.handedAt = now();
+        return known.bytes;
+      }
       const bytes = new SharedArrayBuffer(info.size);
       const view = Buffer.from(bytes);
       for (let at = 0; at < info.size; ) {
@@ -31,7 +41,7 @@ export function createSharedFiles(): SharedFiles {
         if (bytesRead === 0) throw new Error(`${file}: shorter than its ${info.size} bytes`);
         at += bytesRead;
       }
-      latest.set(file, { key, bytes });
+      latest.set(file, { key, bytes, handedAt: now() });
       return bytes;
     } catch (error) {
       latest.delete(file);
@@ -40,5 +50,12 @@ export function createSharedFiles(): SharedFiles {
       await handle.close();
     }
   };
-  return { read: (file) => reading(file, () => readOnce(file)) };
+  return {
+    read: (file) => reading(file, () => readOnce(file)),
+    retain(inUse) {
+      for (const [file, copy] of latest) {
+        if (!inUse.has(copy.key) && now() - copy.handedAt > UNCLAIMED_MS) latest.delete(file);
+      }
+    },
+  };
 }

@@ -42,6 +42,8 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
   const live = new Set<WorkerHandle>();
   const listening = new Set<WorkerHandle>();
   const scrapes = new Map<number, (metrics: unknown[]) => void>();
+  const holding = new Map<WorkerHandle, string[]>();
+  const release = () => options.files.retain(new Set([...holding.values()].flat()));
   let port = options.port;
   let stopping = false;
   let announced = false;
@@ -77,7 +79,10 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
       if (message.type === 'read') void read(worker, message.id, message.file);
       else if (message.type === 'installed') void reloadAll();
       else if (message.type === 'metrics') scrapes.get(message.id)?.(message.metrics);
-      else onListening(worker, message.port);
+      else if (message.type === 'holding') {
+        holding.set(worker, message.keys);
+        release();
+      } else onListening(worker, message.port);
     });
     worker.on('error', (error: Error) => {
       options.error(
@@ -107,6 +112,7 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
   const onExit = (worker: WorkerHandle, code: number) => {
     live.delete(worker);
     listening.delete(worker);
+    holding.delete(worker);
     if (stopping) {
       if (live.size === 0) finish();
       return;

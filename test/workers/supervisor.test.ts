@@ -6,6 +6,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
+import { stampOf } from '../../src/ipinfo/data/data-files.ts';
 import type { ToWorker } from '../../src/workers/link.ts';
 import { createSharedFiles } from '../../src/workers/shared-files.ts';
 import { type SupervisorOptions, startSupervisor, type WorkerHandle } from '../../src/workers/supervisor.ts';
@@ -214,5 +215,25 @@ describe('the data files the workers share', () => {
     assert.equal(Buffer.from(a).toString(), 'old data', 'a worker still holding the old copy keeps it whole');
     rmSync(file);
     await assert.rejects(files.read(file), /ENOENT/);
+  });
+
+  it('lets go of a copy no worker holds, a minute after it was last handed out', async (t) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'netinfo-shared-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'GeoLite2-City.mmdb');
+    writeFileSync(file, 'embedded data');
+    let now = 0;
+    const files = createSharedFiles(() => now);
+    const first = await files.read(file);
+    const key = (await stampOf(file))?.key as string;
+    now = 120_000;
+    files.retain(new Set([key]));
+    assert.equal(await files.read(file), first, 'kept while a worker holds it');
+    files.retain(new Set());
+    assert.equal(await files.read(file), first, 'handed out just now: a worker still loading may hold it');
+    now = 240_000;
+    files.retain(new Set());
+    const again = await files.read(file);
+    assert.notEqual(again, first, 'let go: read again');
   });
 });
