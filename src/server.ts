@@ -94,10 +94,10 @@ async function supervise(config: Config): Promise<void> {
   const supervisor = startSupervisor({
     workers: config.workers,
     port: config.port,
-    start: (port) =>
+    start: (port, refreshes) =>
       new Worker(entry, {
         env,
-        workerData: { netinfoWorker: true, port } satisfies WorkerStart,
+        workerData: { netinfoWorker: true, port, refreshes } satisfies WorkerStart,
       }),
     files: createSharedFiles(),
     announce: (port) => console.log(startLine(displayUrl(config, port), config.workers)),

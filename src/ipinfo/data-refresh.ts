@@ -77,8 +77,8 @@ export function scheduleDataRefresh(
         app.log.info('IP data refresh stopped: the service is closing');
         return;
       }
-      // With WORKERS > 1 every worker schedules the refresh (and instances may share DATA_DIR); the
-      // lock lets one of them run it.
+      // Instances may share DATA_DIR (and `npm run data:update` may run beside them): the lock lets
+      // one of them run it.
       if (error instanceof UpdateError && /another update is running/.test(error.message)) {
         app.log.info({ reason: error.message }, 'IP data refresh left to the process already running it');
       } else {

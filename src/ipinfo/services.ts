@@ -100,9 +100,9 @@ export function createIpInfoServices(
   let refresh: NodeJS.Timeout | undefined;
   app.addHook('onListen', async () => {
     void store.loaded().catch(() => {});
-    if (config.dataRefreshHours > 0) {
-      const link = workerLink();
-      // In a worker thread, new data is loaded by every worker at once, this one included.
+    const link = workerLink();
+    // With WORKERS, one worker thread runs the refresh for all, and every worker loads what it installed.
+    if (config.dataRefreshHours > 0 && (link?.refreshes ?? true)) {
       const reloading = link ? { loaded: store.loaded, reload: async () => link.installed() } : store;
       refresh = scheduleDataRefresh(app, config, reloading, deps.onDataDownload);
     }

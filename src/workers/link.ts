@@ -20,11 +20,14 @@ export interface WorkerStart {
   readonly netinfoWorker: true;
   /** The port to listen on: the first worker's when PORT=0. */
   readonly port: number;
+  /** This worker runs the data refresh (DATA_REFRESH_HOURS) for all: one at a time. */
+  readonly refreshes: boolean;
 }
 
 /** A worker thread's side of its supervisor (WORKERS > 1): one per thread, null in the main thread. */
 export interface WorkerLink {
   readonly port: number;
+  readonly refreshes: boolean;
   /** A data file's bytes: the supervisor's one shared copy (shared-files.ts). */
   readBytes(file: string): Promise<Buffer>;
   listening(port: number): void;
@@ -68,6 +71,7 @@ function connect(): WorkerLink {
   });
   return {
     port: start.port,
+    refreshes: start.refreshes,
     readBytes: (file) =>
       new Promise((resolve, reject) => {
         const id = nextId++;

@@ -12,7 +12,8 @@ export interface SupervisorOptions {
   workers: number;
   /** PORT: 0 starts one worker first and the others on the port it was given. */
   port: number;
-  start: (port: number) => WorkerHandle;
+  /** `refreshes`: the worker runs the data refresh; one does at a time. */
+  start: (port: number, refreshes: boolean) => WorkerHandle;
   files: SharedFiles;
   /** Told the port once every worker listens (never before, never twice). */
   announce: (port: number) => void;
@@ -51,6 +52,7 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
   let exitCode = 0;
   let nextScrape = 0;
   let watched: string | undefined;
+  let refresher: WorkerHandle | undefined;
 
   const broadcast = (message: ToWorker) => {
     for (const worker of live) worker.postMessage(message);
@@ -73,7 +75,8 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
     );
 
   const spawn = () => {
-    const worker = options.start(port);
+    const worker = options.start(port, refresher === undefined);
+    refresher ??= worker;
     live.add(worker);
     worker.on('message', (message: FromWorker) => {
       if (message.type === 'read') void read(worker, message.id, message.file);
@@ -113,6 +116,7 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
     live.delete(worker);
     listening.delete(worker);
     holding.delete(worker);
+    if (refresher === worker) refresher = undefined;
     if (stopping) {
       if (live.size === 0) finish();
       return;

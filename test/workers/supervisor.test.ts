@@ -17,9 +17,11 @@ class FakeWorker extends EventEmitter implements WorkerHandle {
   readonly threadId = FakeWorker.nextId++;
   readonly received: ToWorker[] = [];
   readonly port: number;
-  constructor(port: number) {
+  readonly refreshes: boolean;
+  constructor(port: number, refreshes: boolean) {
     super();
     this.port = port;
+    this.refreshes = refreshes;
   }
   postMessage(message: ToWorker): void {
     this.received.push(message);
@@ -41,8 +43,8 @@ function supervise(overrides: Partial<SupervisorOptions> = {}) {
   const supervisor = startSupervisor({
     workers: 2,
     port: 8080,
-    start: (port) => {
-      const worker = new FakeWorker(port);
+    start: (port, refreshes) => {
+      const worker = new FakeWorker(port, refreshes);
       workers.push(worker);
       return worker;
     },
@@ -87,15 +89,21 @@ describe('the workers supervisor', () => {
     assert.deepEqual(announced, [43210]);
   });
 
-  it('replaces a worker that dies after a second (here 50 ms), on the same port', async () => {
+  it('replaces a worker that dies after a second (here 50 ms), on the same port, with its refresh duty', async () => {
     const { workers, lines } = supervise();
     for (const worker of workers) worker.listen();
+    assert.deepEqual(
+      workers.map((w) => w.refreshes),
+      [true, false],
+      'one worker runs the data refresh',
+    );
     workers[0]?.emit('error', new Error('boom'));
     workers[0]?.die(1);
     assert.equal(workers.length, 2, 'not at once');
     await sleep(120);
     assert.equal(workers.length, 3);
     assert.equal(workers[2]?.port, 8080);
+    assert.equal(workers[2]?.refreshes, true, 'the refresh passes to the replacement');
     assert.match(lines.join('\n'), /worker \d+ failed: boom/);
     assert.match(lines.join('\n'), /worker \d+ exited \(1\); starting another/);
   });
