@@ -42,7 +42,7 @@ const SCRAPE_TIMEOUT_MS = 5_000;
 export function startSupervisor(options: SupervisorOptions): Supervisor {
   const live = new Set<WorkerHandle>();
   const listening = new Set<WorkerHandle>();
-  const scrapes = new Map<number, (metrics: unknown[]) => void>();
+  const scrapes = new Map<number, { worker: WorkerHandle; answer: (metrics: unknown[]) => void }>();
   const holding = new Map<WorkerHandle, string[]>();
   const release = () => options.files.retain(new Set([...holding.values()].flat()));
   let port = options.port;
@@ -81,7 +81,7 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
     worker.on('message', (message: FromWorker) => {
       if (message.type === 'read') void read(worker, message.id, message.file);
       else if (message.type === 'installed') void reloadAll();
-      else if (message.type === 'metrics') scrapes.get(message.id)?.(message.metrics);
+      else if (message.type === 'metrics') scrapes.get(message.id)?.answer(message.metrics);
       else if (message.type === 'holding') {
         holding.set(worker, message.keys);
         release();
@@ -117,6 +117,8 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
     listening.delete(worker);
     holding.delete(worker);
     if (refresher === worker) refresher = undefined;
+    // A scrape under way counts what the live workers say.
+    for (const scrape of scrapes.values()) if (scrape.worker === worker) scrape.answer([]);
     if (stopping) {
       if (live.size === 0) finish();
       return;
@@ -155,11 +157,12 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
         scrapes.delete(id);
         reject(new Error(`worker ${worker.threadId} did not answer within ${SCRAPE_TIMEOUT_MS} ms`));
       }, SCRAPE_TIMEOUT_MS);
-      scrapes.set(id, (metrics) => {
+      const answer = (metrics: unknown[]) => {
         clearTimeout(timer);
         scrapes.delete(id);
         resolve(metrics);
-      });
+      };
+      scrapes.set(id, { worker, answer });
       worker.postMessage({ type: 'metrics', id });
     });
 

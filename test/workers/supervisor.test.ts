@@ -165,6 +165,17 @@ describe('the workers supervisor', () => {
     }
     assert.deepEqual(await scraped, [[{ name: 'm0' }], [{ name: 'm1' }]]);
   });
+
+  it('a scrape does not wait for a worker that ended meanwhile', async () => {
+    const { supervisor, workers } = supervise();
+    for (const worker of workers) worker.listen();
+    const scraped = supervisor.metrics();
+    workers[0]?.die(1);
+    const ask = workers[1]?.received.find((m) => m.type === 'metrics');
+    assert.ok(ask && ask.type === 'metrics');
+    workers[1]?.emit('message', { type: 'metrics', id: ask.id, metrics: [{ name: 'm' }] });
+    assert.deepEqual(await scraped, [[], [{ name: 'm' }]]);
+  });
 });
 
 describe('the data files the workers share', () => {
