@@ -120,3 +120,5 @@ export function stampFrom(file: string, info: Stats): FileStamp {
 
 /** Reads a whole data file (the workers' supervisor hands out one shared copy: workers/shared-files.ts). */
 export type ReadBytes = (file: string) => Promise<Buffer>;
+
+export const readWholeFile: ReadBytes = (file) => readFile(file);

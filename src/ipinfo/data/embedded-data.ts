@@ -7,7 +7,7 @@ import { gunzip as gunzipCallback } from 'node:zlib';
 import { parseAsnCsvIpv4, parseAsnCsvIpv6 } from './asn-csv.ts';
 import { type AsnRanges, decodeAsnRanges, encodeAsnRanges } from './asn-ranges.ts';
 import { writeFileAtomically } from './atomic-file.ts';
-import type { ReadBytes } from './data-files.ts';
+import { type ReadBytes, readWholeFile } from './data-files.ts';
 
 /**
  * The data that works offline after `npm install`, from two npm packages:
@@ -133,7 +133,7 @@ async function cached(
   distrust?: string,
 ): Promise<{ value: Buffer; path: string | null; rebuilt?: string; uncached?: string }> {
   const name = path.basename(target);
-  const readBytes = options.readBytes ?? ((file: string) => readFile(file));
+  const readBytes = options.readBytes ?? readWholeFile;
   const found = distrust === undefined ? await verifiedCache(target, readBytes) : { why: distrust };
   if ('data' in found) return { value: found.data, path: target };
   const value = await build();

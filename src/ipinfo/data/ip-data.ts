@@ -1,10 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { IpAddress } from '../../net/ip-address.ts';
 import type { VrpSet } from '../../rpki/vrp-set.ts';
 import { type AsnIndex, buildAsnIndex } from './asn-index.ts';
 import type { AsnRanges } from './asn-ranges.ts';
-import { ipDataPaths, type ReadBytes, readManifest, type SourceId, stampOf } from './data-files.ts';
+import { ipDataPaths, type ReadBytes, readManifest, readWholeFile, type SourceId, stampOf } from './data-files.ts';
 import type { DatabasePart, DatabaseSource, DataSource, FeedName } from './data-sources.ts';
 import {
   type CacheWriter,
@@ -111,7 +110,7 @@ export async function loadIpData(options: IpDataOptions, previous?: IpData): Pro
     key,
     value: old?.key === key ? old.value : await open(),
   });
-  const readBytes = options.readBytes ?? ((file: string) => readFile(file));
+  const readBytes = options.readBytes ?? readWholeFile;
   const embeddedOptions = {
     ...(options.writeEmbeddedCache ? { writeFile: options.writeEmbeddedCache } : {}),
     ...(options.readBytes ? { readBytes: options.readBytes } : {}),
