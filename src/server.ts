@@ -24,6 +24,14 @@ import { startSupervisor } from './workers/supervisor.ts';
  */
 const WORKER_SEMI_SPACE_MB = 4;
 
+/**
+ * A worker's old generation at most (its live heap is about 32 MB once ready). V8 sizes its heap's
+ * growth from this: four workers peaked at 726-759 MB in all under the json load with the default
+ * (about 2 GB each), 653 MB at 1,024, 587-612 MB at 512, 583-596 MB at 256, with CPU per request
+ * within the noise of the shared machine. A worker that runs out fails and is replaced.
+ */
+const WORKER_OLD_GENERATION_MB = 512;
+
 /** The pages a person opens first (`/api/v1` itself is no page). */
 function startLine(url: string, workers?: number): string {
   const how = workers === undefined ? '' : ` with ${workers} workers`;
@@ -98,6 +106,7 @@ async function supervise(config: Config): Promise<void> {
       new Worker(entry, {
         env,
         workerData: { netinfoWorker: true, port, refreshes } satisfies WorkerStart,
+        resourceLimits: { maxOldGenerationSizeMb: WORKER_OLD_GENERATION_MB },
       }),
     files: createSharedFiles(),
     announce: (port) => console.log(startLine(displayUrl(config, port), config.workers)),
