@@ -10,7 +10,9 @@ export function serviceArguments(): string[] {
   };
   const [command, ...args] = manifest.scripts.start.trim().split(/\s+/);
   if (command !== 'node' || args.at(-1) !== 'src/start.js') {
-    throw new Error(`package.json "start" is not "node [flags] src/start.js": ${manifest.scripts.start}`);
+    throw new Error(
+      `package.json "start" is not "node [flags] src/start.js": ${manifest.scripts.start}`,
+    );
   }
   return args;
 }
