@@ -163,7 +163,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (problems.length === 0 && (config.workers as number) > 1 && config.redisUrl === null) {
     problems.push(
-      'WORKERS: more than one process needs REDIS_URL, or each would keep its own rate-limit counters (N times the limit)',
+      'WORKERS: more than one worker needs REDIS_URL, or each would keep its own rate-limit counters (N times the limit)',
     );
   }
   if (problems.length === 0 && config.metricsPort !== 0 && config.metricsPort === config.port) {

@@ -30,7 +30,7 @@ export function downloadOutcome(report: SourceReport): DownloadOutcome | null {
 export function scheduleDataRefresh(
   app: FastifyInstance,
   config: UpdatePlanConfig & { readonly dataRefreshHours: number; readonly rpkiRefreshMinutes: number },
-  store: IpDataStore,
+  store: Pick<IpDataStore, 'loaded' | 'reload'>,
   /** Told of each source the update asked for (netinfo_upstream_*{upstream="data_download"}). */
   onDownload: (outcome: DownloadOutcome, seconds: number) => void = () => {},
 ): NodeJS.Timeout | undefined {
@@ -77,7 +77,8 @@ export function scheduleDataRefresh(
         app.log.info('IP data refresh stopped: the service is closing');
         return;
       }
-      // With WORKERS > 1 every process schedules the refresh; the lock lets one of them run it.
+      // Instances may share DATA_DIR (and `npm run data:update` may run beside them): the lock lets
+      // one of them run it.
       if (error instanceof UpdateError && /another update is running/.test(error.message)) {
         app.log.info({ reason: error.message }, 'IP data refresh left to the process already running it');
       } else {

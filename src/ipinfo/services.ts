@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { AbuseService } from '../abuse/service.ts';
 import type { Resolver } from '../dns/resolver.ts';
+import { workerLink } from '../workers/link.ts';
 import { createHostnameLookup, type HostnameLookup, queuedHostnameLookup } from './answers/hostname.ts';
 import { createIpAnswers, type IpAnswers } from './answers/ip-answers.ts';
 import { ipDataPaths, type SourceId } from './data/data-files.ts';
-import { loadIpData } from './data/ip-data.ts';
+import { type KeptParts, loadIpData } from './data/ip-data.ts';
 import { createIpDataStore, type IpDataLog, type IpDataStore } from './data/ip-data-store.ts';
 import { type DownloadOutcome, scheduleDataRefresh } from './data-refresh.ts';
 import { createJsonSender, type IpAnswerSender } from './json-answer.ts';
@@ -20,6 +21,7 @@ export interface IpInfoConfig extends UpdatePlanConfig {
 }
 
 const WATCH_INTERVAL_MS = 5_000;
+const WORKER_WATCH_INTERVAL_MS = 60_000;
 
 /** The store the composition root builds from config (tests build their own). */
 export function createIpDataStoreFromConfig(
@@ -27,9 +29,10 @@ export function createIpDataStoreFromConfig(
   log: IpDataLog,
   options: { watchIntervalMs?: number; embeddedCacheDir?: string } = {},
 ): IpDataStore {
-  return createIpDataStore({
-    load: (previous) =>
-      loadIpData(
+  const link = workerLink();
+  const store = createIpDataStore({
+    load: async (previous) => {
+      const data = await loadIpData(
         {
           dataDir: config.dataDir,
           ...(options.embeddedCacheDir ? { embeddedCacheDir: options.embeddedCacheDir } : {}),
@@ -39,13 +42,26 @@ export function createIpDataStoreFromConfig(
           geoipConnectionTypeDb: config.geoipConnectionTypeDb,
           feedsOff: feedsTurnedOff(config),
           rpkiFromOperator: config.rpkiVrpFile !== null,
+          ...(link ? { readBytes: link.readBytes } : {}),
         },
         previous,
-      ),
+      );
+      // What the supervisor may free: the shared copies no worker's data uses any more.
+      link?.holding(keysOf(data.kept));
+      return data;
+    },
     watchFile: ipDataPaths(config.dataDir).manifest,
-    watchIntervalMs: options.watchIntervalMs ?? WATCH_INTERVAL_MS,
+    // A worker thread is told to reload by its supervisor, which watches the manifest for all of
+    // them (every worker swaps at once); its own look is a fallback.
+    watchIntervalMs: options.watchIntervalMs ?? (link ? WORKER_WATCH_INTERVAL_MS : WATCH_INTERVAL_MS),
     log,
   });
+  link?.onReload(() => void store.reload('new data was installed'));
+  return store;
+}
+
+function keysOf(kept: KeptParts): string[] {
+  return Object.values(kept).flatMap((part) => (typeof part?.key === 'string' ? [part.key] : []));
 }
 
 function feedsTurnedOff(config: UpdatePlanConfig): SourceId[] {
@@ -84,7 +100,12 @@ export function createIpInfoServices(
   let refresh: NodeJS.Timeout | undefined;
   app.addHook('onListen', async () => {
     void store.loaded().catch(() => {});
-    if (config.dataRefreshHours > 0) refresh = scheduleDataRefresh(app, config, store, deps.onDataDownload);
+    const link = workerLink();
+    // With WORKERS, one worker thread runs the refresh for all, and every worker loads what it installed.
+    if (config.dataRefreshHours > 0 && (link?.refreshes ?? true)) {
+      const reloading = link ? { loaded: store.loaded, reload: async () => link.installed() } : store;
+      refresh = scheduleDataRefresh(app, config, reloading, deps.onDataDownload);
+    }
   });
   app.addHook('onClose', async () => {
     if (refresh !== undefined) clearInterval(refresh);

@@ -2,19 +2,20 @@ import { AggregatorRegistry, type Registry } from 'prom-client';
 import type { Scrape } from './listener.ts';
 
 /**
- * WORKERS > 1: each worker answers the supervisor's scrape requests (over node:cluster's IPC) with
- * this registry; the supervisor sums them.
+ * WORKERS > 1: each worker thread answers the supervisor's scrape requests with this registry as
+ * JSON; the supervisor sums them (prom-client's aggregation, which honours each metric's
+ * `aggregator`: prometheus.ts).
  */
-export function joinClusterMetrics(registry: Registry): void {
-  // Constructing one is what makes prom-client answer the supervisor's requests in this worker.
-  new AggregatorRegistry();
-  AggregatorRegistry.setRegistries([registry]);
+export function joinWorkerMetrics(
+  registry: Registry,
+  link: { answerMetrics(collect: () => Promise<unknown[]>): void },
+): void {
+  link.answerMetrics(() => registry.getMetricsAsJSON());
 }
 
-export function clusterScrape(): Scrape {
-  const aggregator = new AggregatorRegistry();
+export function workersScrape(collect: () => Promise<unknown[][]>): Scrape {
   return async () => {
-    const summed = await aggregator.clusterMetrics();
-    return { contentType: aggregator.contentType, body: summed };
+    const summed = AggregatorRegistry.aggregate(await collect());
+    return { contentType: summed.contentType, body: await summed.metrics() };
   };
 }

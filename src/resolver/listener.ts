@@ -14,9 +14,17 @@ export interface DnsListener {
 const TCP_IDLE_MS = 10_000;
 const MAX_TCP_CONNECTIONS = 256;
 
-/** UDP and TCP on the same address and port; `::` takes IPv4 too (dual-stack). */
-export async function startDnsListener(host: string, port: number, handle: QueryHandler): Promise<DnsListener> {
-  const udp = createSocket({ type: isIPv6(host) ? 'udp6' : 'udp4', ipv6Only: false });
+/**
+ * UDP and TCP on the same address and port; `::` takes IPv4 too (dual-stack). `shared`: each worker
+ * thread (WORKERS > 1) opens its own sockets on the port (SO_REUSEPORT), the kernel spreads the queries.
+ */
+export async function startDnsListener(
+  host: string,
+  port: number,
+  handle: QueryHandler,
+  shared = false,
+): Promise<DnsListener> {
+  const udp = createSocket({ type: isIPv6(host) ? 'udp6' : 'udp4', ipv6Only: false, reusePort: shared });
   udp.on('message', (query, peer) => {
     const response = safely(handle, query, peer.address, false);
     if (response !== null) udp.send(response, peer.port, peer.address);
@@ -33,7 +41,7 @@ export async function startDnsListener(host: string, port: number, handle: Query
     serveTcp(socket, handle);
   });
   tcp.maxConnections = MAX_TCP_CONNECTIONS;
-  tcp.listen(port, host);
+  tcp.listen({ port, host, reusePort: shared });
   await listening(tcp, () => udp.close());
   return {
     async close() {

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TtlCache } from '../cache/ttl-cache.ts';
+import { workerLink } from '../workers/link.ts';
 import { dsText, loadOrCreateZoneKey } from './dnssec.ts';
 import { type DnsListener, startDnsListener } from './listener.ts';
 import { createTokenLog, type TokenLog, type TokenRecord } from './tokens.ts';
@@ -52,13 +53,14 @@ export function createResolverTest(
       return answer.response;
     };
     const { resolverTestDnsHost: host, resolverTestDnsPort: port } = config;
+    const shared = workerLink() !== null;
     try {
-      listener = await startDnsListener(host, port, handle);
+      listener = await startDnsListener(host, port, handle, shared);
     } catch (error) {
       // As the HTTP server does (server.ts): a machine without IPv6 cannot bind `::`.
       if (host !== '::' || (error as NodeJS.ErrnoException).code !== 'EAFNOSUPPORT') throw error;
       app.log.warn('IPv6 is unavailable on this machine; the resolver test listens on 0.0.0.0 (IPv4 only)');
-      listener = await startDnsListener('0.0.0.0', port, handle);
+      listener = await startDnsListener('0.0.0.0', port, handle, shared);
     }
     app.log.info(
       { ds: dsText(zone, key), port },

@@ -31,7 +31,8 @@ export const scaleConfigVariables = {
   workers: {
     name: 'WORKERS',
     defaultText: '1',
-    description: 'Processes serving the port on this machine (`auto`: one per core). More than one requires REDIS_URL.',
+    description:
+      'Worker threads serving the port in this one process (`auto`: one per core), sharing one copy of the IP data. More than one requires REDIS_URL.',
     parse: (raw: string | undefined): number => {
       const value = text('1')(raw).toLowerCase();
       if (value === 'auto') return availableParallelism();

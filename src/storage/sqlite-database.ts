@@ -70,7 +70,7 @@ function createDatabaseFile(file: string): void {
 }
 
 /**
- * Retried while another process switches too: the switch upgrades a shared lock to an exclusive
+ * Retried while another connection (another worker thread, or process) switches too: the switch upgrades a shared lock to an exclusive
  * one, and SQLite answers "database is locked" at once rather than wait its busy timeout (waiting
  * could deadlock two upgraders): with WORKERS > 1 on a fresh DATA_DIR, about one start in thirty
  * lost that race and the worker exited.

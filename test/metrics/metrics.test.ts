@@ -289,7 +289,7 @@ describe('metrics', () => {
         RATE_LIMITS: 'public=100000/100000',
       });
       t.after(() => service.stop());
-      // A new connection per request: the supervisor hands connections to the workers in turn.
+      // A new connection per request: the kernel spreads connections over the workers (reusePort).
       for (let index = 0; index < 20; index++) {
         const response = await fetch(`${service.url}/api/v1/ipv6`, { headers: { connection: 'close' } });
         assert.equal(response.status, 200);

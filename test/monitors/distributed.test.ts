@@ -35,7 +35,8 @@ describe('monitors across instances on one Redis (BullMQ): each due run once, ta
       // One mesh: a monitor may run from both nodes.
       MESH_SECRET: 'a-mesh-secret-of-at-least-32-characters',
     };
-    // One instance of two WORKERS, and another: three processes take jobs from the one queue.
+    // One instance of two WORKERS (threads of one process), and another: three workers take jobs
+    // from the one queue.
     a = await startServiceProcess({ ...common, WORKERS: '2', NODE_NAME: 'a' });
     b = await startServiceProcess({ ...common, NODE_NAME: 'b' });
     const signup = await fetch(`${a.url}/api/v1/account/signup`, {
@@ -68,7 +69,7 @@ describe('monitors across instances on one Redis (BullMQ): each due run once, ta
   type Run = { due_at: string; started_at: string; node: string; state: string; cause: string | null };
   const runsOf = async (id: string, via = b): Promise<Run[]> => (await api(via, `/${id}/runs?limit=1000`)).body.runs;
 
-  it('runs every monitor on its 1 s grid, each due time once across three processes, with no gap', async () => {
+  it('runs every monitor on its 1 s grid, each due time once across three workers, with no gap', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) {
       const created = await create(i % 2 ? a : b, {
@@ -127,8 +128,8 @@ describe('monitors across instances on one Redis (BullMQ): each due run once, ta
     assert.ok(first, 'the first run reached the site');
     const victim = ownerOf(first.port);
     assert.ok(victim !== null, 'the process making the request');
+    // With WORKERS=2 the process is a's whole instance: its two worker threads end together.
     process.kill(victim, 'SIGKILL');
-    // Ask a process that is alive: b, unless b was the one killed (a's other worker answers on a's port).
     const survivor = victim === b.child.pid ? a : b;
     const killedAt = Date.now();
     site.release();
@@ -142,9 +143,9 @@ describe('monitors across instances on one Redis (BullMQ): each due run once, ta
     assert.ok(run);
     const seen = `${JSON.stringify(run)}, killed ${victim}, ${site.hits('/hold')} requests`;
     if (run.state === 'error') {
-      // The killed process ran the probe for a worker of a's that holds the job (a's WORKERS share
-      // a mesh): the job's holder lives, the probe's node went silent, and the run says so: an
-      // error, which alerts no one, recorded once.
+      // The killed process ran the probe for the other instance, which holds the job (one mesh):
+      // the job's holder lives, the probe's node went silent, and the run says so: an error, which
+      // alerts no one, recorded once.
       assert.match(run.cause ?? '', /went silent during the probe/, seen);
       assert.equal(site.hits('/hold'), 1, seen);
     } else {

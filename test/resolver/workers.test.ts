@@ -6,9 +6,8 @@ import { startServiceProcess } from '../support/service-process.ts';
 import { dig, findDig, TOKEN, ZONE } from './zone-app.ts';
 
 /**
- * WORKERS=2 with the resolver test: the workers share the DNS port as they share the HTTP port, and
- * the supervisor announces the HTTP port, not the DNS sockets it hears of first (cluster reports
- * every listen of a worker, UDP included).
+ * WORKERS=2 with the resolver test: each worker thread opens the DNS port as it opens the HTTP port
+ * (reusePort, UDP and TCP), and the supervisor announces the HTTP port.
  */
 
 const skip = redisSkipReason || (findDig() === null ? 'dig (apt package bind9-dnsutils) not installed' : false);

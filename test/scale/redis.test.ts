@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -84,11 +85,11 @@ describe('with Redis (REDIS_URL)', { skip: redisSkipReason, timeout: 90_000 }, (
       const statuses: number[] = [];
       const processes = new Set<string>();
       for (let i = 0; i < 30; i++) {
-        // A new connection each time, so the supervisor hands requests to both workers in turn.
+        // A new connection each time: the kernel spreads connections over the workers' sockets (reusePort).
         const response = await fetch(`${service.url}/api/v1/ipv6`, { headers: { connection: 'close' } });
         await response.arrayBuffer();
         statuses.push(response.status);
-        // A request id starts with its process's own random prefix.
+        // A request id starts with its worker thread's own random prefix.
         processes.add(String(response.headers.get('x-request-id')).split('-')[0] ?? '');
       }
       assert.equal(processes.size, 2, 'both workers answered');
@@ -99,78 +100,8 @@ describe('with Redis (REDIS_URL)', { skip: redisSkipReason, timeout: 90_000 }, (
     }
   });
 
-  it('WORKERS=2 announces "listening ... with 2 workers" only once both listen, not when the first does (it raced)', async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'netinfo-workers-'));
-    const child = spawn(process.execPath, serviceArguments(), {
-      cwd: path.resolve(import.meta.dirname, '..', '..'),
-      // LOG_LEVEL=info: each worker logs "Server listening" with its pid.
-      env: {
-        ...process.env,
-        ...NO_DOWNLOADS_ENV,
-        WORKERS: '2',
-        REDIS_URL: suite.redis.url,
-        HOST: '127.0.0.1',
-        PORT: '0',
-        DATA_DIR: dataDir,
-        LOG_LEVEL: 'info',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      output += chunk;
-    });
-    const listenedPids = () =>
-      [...output.matchAll(/"pid":(\d+),[^\n]*"msg":"Server listening/g)].map((match) => Number(match[1]));
-    const announced = /listening on http:\/\/\S+ with 2 workers/;
-    const waitFor = async (condition: () => boolean, ms: number) => {
-      for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(10)) if (condition()) return true;
-      return false;
-    };
-    // A worker once it runs Node: between fork and exec the child is a copy of the supervisor, which
-    // waits for the exec (stopping it then would freeze the supervisor). Node's cluster gives its
-    // workers NODE_UNIQUE_ID, so the child's environment says which side of the exec it is on.
-    const environOf = (pid: number) => {
-      try {
-        return readFileSync(`/proc/${pid}/environ`, 'latin1');
-      } catch {
-        return ''; // gone already
-      }
-    };
-    const runningWorker = () =>
-      spawnSync('ps', ['--ppid', String(child.pid), '-o', 'pid='], { encoding: 'utf8' })
-        .stdout.split('\n')
-        .map((line) => Number(line.trim()))
-        .find((pid) => pid > 0 && environOf(pid).includes('NODE_UNIQUE_ID='));
-    let stopped: number | undefined;
-    try {
-      // Hold one worker still (SIGSTOP) as soon as it runs, long before it can listen (loading the
-      // app takes a second or more), as a slow start on a loaded machine would.
-      await waitFor(() => {
-        stopped = runningWorker();
-        if (stopped) process.kill(stopped, 'SIGSTOP');
-        return stopped !== undefined;
-      }, 10_000);
-      assert.ok(stopped, 'a worker was forked');
-      assert.ok(await waitFor(() => listenedPids().length > 0, 30_000), `the other worker listens:\n${output}`);
-      assert.equal(listenedPids().includes(stopped), false, 'stopped before it listened');
-      await sleep(500);
-      assert.doesNotMatch(output, announced, 'announced with one of two workers listening');
-      process.kill(stopped, 'SIGCONT');
-      assert.ok(await waitFor(() => announced.test(output), 30_000), `announced once both listen:\n${output}`);
-      // Each worker logs through its own pipe buffer: its line may reach us just after the supervisor's.
-      assert.ok(await waitFor(() => listenedPids().length === 2, 5000), 'both workers logged that they listen');
-    } finally {
-      if (stopped) process.kill(stopped, 'SIGCONT');
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
+  // That the supervisor announces only once every worker listens, replaces one that dies and stops
+  // cleanly just after one died: test/workers/supervisor.test.ts, through its message handling.
 
   it('WORKERS=2: a start that fails (no worker ever listens) exits 1, not a restart every second', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'netinfo-workers-'));
@@ -206,39 +137,28 @@ describe('with Redis (REDIS_URL)', { skip: redisSkipReason, timeout: 90_000 }, (
     }
   });
 
-  it('WORKERS=2: a SIGTERM just after a worker died stops everything; no worker is started again', async () => {
+  it('WORKERS=2: a SIGTERM with a request in flight on each worker ends both and the process, exit 0', async () => {
     const service = await startServiceProcess({ REDIS_URL: suite.redis.url, WORKERS: '2', SHUTDOWN_GRACE_MS: '3000' });
-    const workers = () =>
-      spawnSync('ps', ['--ppid', String(service.child.pid), '-o', 'pid='], { encoding: 'utf8' })
-        .stdout.split('\n')
-        .map((line) => Number(line.trim()))
-        .filter((pid) => pid > 0);
-    for (let i = 0; i < 100 && workers().length < 2; i++) await sleep(50);
-    // A request in flight on each worker (the supervisor hands connections out in turn): its body
-    // never finishes, so the worker that survives stays busy past the supervisor's 1 s restart delay.
+    // On each new connection, one request that says which worker answered it (a request id starts
+    // with its worker thread's random prefix), then one whose body never finishes, until both hold one.
     const { port } = new URL(service.url);
-    const held = [0, 1].map(() => {
+    const held: Socket[] = [];
+    const holders = new Set<string>();
+    for (let i = 0; i < 40 && holders.size < 2; i++) {
       const socket = connect(Number(port), '127.0.0.1');
       socket.on('error', () => {});
+      held.push(socket);
+      socket.write('GET /api/v1/ipv6 HTTP/1.1\r\nHost: a\r\n\r\n');
+      const [head] = (await once(socket, 'data')) as [Buffer];
+      holders.add(/x-request-id: ([^-\r]+)/i.exec(head.toString())?.[1] ?? '');
       socket.write('POST /api/v1/account/login HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n');
       socket.write('Content-Length: 100\r\n\r\n{"email":');
-      return socket;
-    });
-    await sleep(300);
-    const [first] = workers();
-    assert.ok(first, 'a worker to kill');
-    process.kill(first, 'SIGKILL');
-    await sleep(200);
-    // The supervisor restarts a dead worker after a second; it is stopping by then.
+    }
+    assert.equal(holders.size, 2, 'both workers answered');
     const stopped = await Promise.race([service.stop(), sleep(8000).then(() => 'still running')]);
     for (const socket of held) socket.destroy();
-    const left = workers();
-    if (stopped !== 0) {
-      for (const pid of left) process.kill(pid, 'SIGKILL');
-      service.child.kill('SIGKILL');
-    }
+    if (stopped !== 0) service.child.kill('SIGKILL');
     assert.equal(stopped, 0);
-    assert.deepEqual(left, []);
   });
 
   it('keeps serving through a Redis outage, reports degraded, and shares limits again once it is back', async () => {

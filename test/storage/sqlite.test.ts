@@ -82,8 +82,8 @@ test('WAL, synchronous FULL, foreign keys on, and the file is private (0600)', a
   await cleanup();
 });
 
-test('several processes opening a fresh database at the same moment all succeed (WORKERS > 1)', async () => {
-  // Threads stand in for processes: each has its own SQLite connection, and a barrier makes them
+test('several workers opening a fresh database at the same moment all succeed (WORKERS > 1)', async () => {
+  // Worker threads, as WORKERS runs them: each has its own SQLite connection, and a barrier makes them
   // open each file together. Switching a new file to WAL used to fail at once for about one opener
   // in thirty ("database is locked"). And no opener may find the new file empty: an empty file is
   // refused as a database whose contents were lost (sqlite-integrity.test.ts).

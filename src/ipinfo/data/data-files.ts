@@ -1,3 +1,4 @@
+import type { Stats } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -107,9 +108,17 @@ export interface FileStamp {
 
 export async function stampOf(file: string): Promise<FileStamp | undefined> {
   try {
-    const info = await stat(file);
-    return { key: `${file}:${info.size}:${info.mtimeMs}:${info.ino}`, modifiedAt: info.mtimeMs };
+    return stampFrom(file, await stat(file));
   } catch {
     return undefined;
   }
 }
+
+export function stampFrom(file: string, info: Stats): FileStamp {
+  return { key: `${file}:${info.size}:${info.mtimeMs}:${info.ino}`, modifiedAt: info.mtimeMs };
+}
+
+/** Reads a whole data file (the workers' supervisor hands out one shared copy: workers/shared-files.ts). */
+export type ReadBytes = (file: string) => Promise<Buffer>;
+
+export const readWholeFile: ReadBytes = (file) => readFile(file);

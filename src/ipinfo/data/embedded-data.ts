@@ -7,6 +7,7 @@ import { gunzip as gunzipCallback } from 'node:zlib';
 import { parseAsnCsvIpv4, parseAsnCsvIpv6 } from './asn-csv.ts';
 import { type AsnRanges, decodeAsnRanges, encodeAsnRanges } from './asn-ranges.ts';
 import { writeFileAtomically } from './atomic-file.ts';
+import { type ReadBytes, readWholeFile } from './data-files.ts';
 
 /**
  * The data that works offline after `npm install`, from two npm packages:
@@ -57,6 +58,7 @@ export type CacheWriter = (file: string, data: string | Uint8Array) => Promise<v
 
 export interface EmbeddedDataOptions {
   writeFile?: CacheWriter;
+  readBytes?: ReadBytes;
 }
 
 /** One embedded data set as loaded, and what happened to its cache on the way. */
@@ -131,7 +133,8 @@ async function cached(
   distrust?: string,
 ): Promise<{ value: Buffer; path: string | null; rebuilt?: string; uncached?: string }> {
   const name = path.basename(target);
-  const found = distrust === undefined ? await verifiedCache(target) : { why: distrust };
+  const readBytes = options.readBytes ?? readWholeFile;
+  const found = distrust === undefined ? await verifiedCache(target, readBytes) : { why: distrust };
   if ('data' in found) return { value: found.data, path: target };
   const value = await build();
   const rebuilt = found.why === 'missing' ? {} : { rebuilt: `${name} ${found.why}: rebuilt from the package` };
@@ -140,7 +143,8 @@ async function cached(
     await mkdir(path.dirname(target), { recursive: true });
     await write(target, value);
     await write(checksumPathFor(target), `${sha256(value)}  ${name}\n`);
-    return { value, path: target, ...rebuilt };
+    // Served as later starts serve it: with worker threads, the one copy they all share.
+    return { value: options.readBytes ? await options.readBytes(target) : value, path: target, ...rebuilt };
   } catch (error) {
     // Free what was written: a cache without its checksum would only be rebuilt.
     await Promise.all([rm(target, { force: true }), rm(checksumPathFor(target), { force: true })]).catch(() => {});
@@ -149,10 +153,10 @@ async function cached(
   }
 }
 
-async function verifiedCache(target: string): Promise<{ data: Buffer } | { why: string }> {
+async function verifiedCache(target: string, readBytes: ReadBytes): Promise<{ data: Buffer } | { why: string }> {
   let data: Buffer;
   try {
-    data = await readFile(target);
+    data = await readBytes(target);
   } catch {
     return { why: 'missing' };
   }

@@ -1,10 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { IpAddress } from '../../net/ip-address.ts';
 import type { VrpSet } from '../../rpki/vrp-set.ts';
 import { type AsnIndex, buildAsnIndex } from './asn-index.ts';
 import type { AsnRanges } from './asn-ranges.ts';
-import { ipDataPaths, readManifest, type SourceId, stampOf } from './data-files.ts';
+import { ipDataPaths, type ReadBytes, readManifest, readWholeFile, type SourceId, stampOf } from './data-files.ts';
 import type { DatabasePart, DatabaseSource, DataSource, FeedName } from './data-sources.ts';
 import {
   type CacheWriter,
@@ -88,6 +87,8 @@ export interface IpDataOptions {
   rpkiFromOperator?: boolean;
   /** How the embedded data's caches are written (a test passes one that fails, as on a full disk). */
   writeEmbeddedCache?: CacheWriter;
+  /** How database files are read (default readFile; worker threads get the supervisor's shared copy). */
+  readBytes?: ReadBytes;
 }
 
 /** A part read; `key`, when it has one, is what a reload compares to keep it. */
@@ -109,7 +110,11 @@ export async function loadIpData(options: IpDataOptions, previous?: IpData): Pro
     key,
     value: old?.key === key ? old.value : await open(),
   });
-  const embeddedOptions = options.writeEmbeddedCache ? { writeFile: options.writeEmbeddedCache } : {};
+  const readBytes = options.readBytes ?? readWholeFile;
+  const embeddedOptions = {
+    ...(options.writeEmbeddedCache ? { writeFile: options.writeEmbeddedCache } : {}),
+    ...(options.readBytes ? { readBytes: options.readBytes } : {}),
+  };
   const noteCache = (name: string, embedded: EmbeddedData<unknown>) => {
     if (embedded.rebuilt !== undefined) repairs.push(`${name}: ${embedded.rebuilt}`);
     if (embedded.uncached !== undefined) problems.push(`${name}: ${embedded.uncached}`);
@@ -151,7 +156,7 @@ export async function loadIpData(options: IpDataOptions, previous?: IpData): Pro
       if (file === null) return null;
       const stamp = await stampOf(file);
       if (installed && stamp === undefined) return null;
-      const read = await reuse(old, stamp?.key ?? 'missing', async () => create(await readFile(file))).catch(
+      const read = await reuse(old, stamp?.key ?? 'missing', async () => create(await readBytes(file))).catch(
         (error: Error) => {
           throw new Error(`${installed ? `downloaded ${path.basename(file)}` : file}: ${error.message}`);
         },
@@ -233,7 +238,7 @@ export async function loadIpData(options: IpDataOptions, previous?: IpData): Pro
   const [location, network, anonymity, connectionType] = [city?.value, asn?.value, anonymous?.value, connection?.value];
   const rpki = await loadVrps(
     paths.downloads,
-    { off: options.feedsOff?.includes('rpki') === true, operatorFile: options.rpkiFromOperator === true },
+    { off: options.feedsOff?.includes('rpki') === true, operatorFile: options.rpkiFromOperator === true, readBytes },
     previous?.kept.rpki,
     manifest,
     problems,

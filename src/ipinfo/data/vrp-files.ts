@@ -1,8 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { decodeVrps } from '../../rpki/vrp-file.ts';
 import type { VrpSet } from '../../rpki/vrp-set.ts';
-import { type Manifest, SOURCES, stampOf } from './data-files.ts';
+import { type Manifest, type ReadBytes, readWholeFile, SOURCES, stampOf } from './data-files.ts';
 import type { RpkiSource } from './data-sources.ts';
 
 /** The installed VRP set, viewed in place; a reload whose file has the same stamp keeps it whole. */
@@ -21,7 +20,7 @@ const FILE = SOURCES.find((source) => source.id === 'rpki')?.file as string;
  */
 export async function loadVrps(
   downloads: string,
-  options: { off: boolean; operatorFile: boolean },
+  options: { off: boolean; operatorFile: boolean; readBytes?: ReadBytes },
   previous: LoadedVrps | undefined,
   manifest: Manifest,
   problems: string[],
@@ -32,7 +31,7 @@ export async function loadVrps(
   if (stamp === undefined) return undefined;
   if (previous?.key === stamp.key) return previous;
   try {
-    const set = decodeVrps(await readFile(file));
+    const set = decodeVrps(await (options.readBytes ?? readWholeFile)(file));
     const installed = manifest.sources.rpki;
     const installedAt = installed ? Date.parse(installed.installedAt) : stamp.modifiedAt;
     const source: RpkiSource = {
