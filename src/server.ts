@@ -59,11 +59,6 @@ async function serve(config: Config, link: WorkerLink | null): Promise<void> {
     app.log.warn('IPv6 is unavailable on this machine; listening on 0.0.0.0 (IPv4 only)');
     await app.listen(on('0.0.0.0'));
   }
-  const address = app.server.address();
-  const listened = typeof address === 'object' && address ? address.port : port;
-  if (link === null) console.log(startLine(displayUrl(config, listened)));
-  else link.listening(listened);
-
   let closing = false;
   const close = async (signal: string) => {
     if (closing) return;
@@ -78,12 +73,17 @@ async function serve(config: Config, link: WorkerLink | null): Promise<void> {
     await app.close();
     process.exit(0);
   };
-  if (link !== null) {
-    link.onClose(() => void close('supervisor'));
-    return;
+  // Before the start is announced: whoever reads the line may stop the service at once (a signal
+  // before the handler is there would end the process without closing it).
+  if (link !== null) link.onClose(() => void close('supervisor'));
+  else {
+    process.on('SIGTERM', () => void close('SIGTERM'));
+    process.on('SIGINT', () => void close('SIGINT'));
   }
-  process.on('SIGTERM', () => void close('SIGTERM'));
-  process.on('SIGINT', () => void close('SIGINT'));
+  const address = app.server.address();
+  const listened = typeof address === 'object' && address ? address.port : port;
+  if (link === null) console.log(startLine(displayUrl(config, listened)));
+  else link.listening(listened);
 }
 
 async function supervise(config: Config): Promise<void> {
