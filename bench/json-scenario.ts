@@ -24,7 +24,7 @@ const CLIENTS = 1000;
 const ACCEPT_ENCODING = process.env.BENCH_ACCEPT_ENCODING;
 const DATA_DIR = '.tmp/bench-data';
 
-async function installFeeds(): Promise<string> {
+export async function installFeeds(): Promise<string> {
   if (!existsSync(feedDir)) return 'no feed snapshots (../shared/fixtures/feeds absent): City and ASN data only';
   const http = await startLocalHttpServer();
   try {

@@ -10,7 +10,9 @@ import {
 import { cidrOf, formatCidr } from '../../net/cidr.ts';
 import { formatIp, type IpAddress, parseIp, unmapIpv4 } from '../../net/ip-address.ts';
 import type { AsnRangeColumns } from './asn-ranges.ts';
+import { cityRecords } from './city-record.ts';
 import { mmdbAsnRows } from './mmdb-networks.ts';
+import { MmdbReader } from './mmdb-reader.ts';
 import type { NetworkReader } from './network.ts';
 
 /**
@@ -84,6 +86,8 @@ export interface LocationReader {
   lookupLocation(ip: string): Location | undefined;
   /** The location and the traits in one tree walk. */
   lookupCity(ip: string): CityAnswer | undefined;
+  /** lookupCity of an address already parsed (and unmapped). */
+  lookupCityAddress?(address: IpAddress): CityAnswer | undefined;
   lookupRegistration(ip: string): Registration | undefined;
 }
 
@@ -108,44 +112,35 @@ export interface ConnectionTypeReader {
 }
 
 /** GeoIP2/GeoLite2 City or Country, DB-IP City/Country Lite, or GeoIP2 Enterprise (a superset of City). */
-export function createLocationReader(db: Buffer): LocationReader {
-  const query = openDatabase<CityResponse>(db, /(City|Country|Enterprise)/, 'a City or Country database');
-  function lookupCity(ip: string): CityAnswer | undefined {
-    const record = query.lookup(ip)?.record;
-    if (record === undefined) return undefined;
-    const subdivision = record.subdivisions?.[0];
-    // Enterprise records carry these; the City and Country types do not declare them.
-    const traits = record.traits as { user_type?: string; connection_type?: string } | undefined;
-    return {
-      location: withoutUndefined({
-        country: record.country?.names?.en,
-        countryCode: record.country?.iso_code,
-        city: record.city?.names?.en,
-        continent: record.continent?.names?.en,
-        continentCode: record.continent?.code,
-        latitude: record.location?.latitude,
-        longitude: record.location?.longitude,
-        accuracyRadius: record.location?.accuracy_radius,
-        timezone: record.location?.time_zone,
-        postalCode: record.postal?.code,
-        region: subdivision?.names?.en,
-        regionCode: subdivision?.iso_code,
-      }),
-      traits: withoutUndefined({
-        userType: nonEmpty(traits?.user_type),
-        connectionType: nonEmpty(traits?.connection_type),
-      }),
-    };
-  }
+export function createLocationReader(db: Uint8Array): LocationReader {
+  const reader = new MmdbReader(db);
+  const { databaseType, buildEpoch, nodeCount } = reader.metadata;
+  checkType(databaseType, /(City|Country|Enterprise)/, 'a City or Country database');
+  const readCity = cityRecords(reader);
+  const find = (ip: string) => {
+    const parsed = parseIp(ip);
+    return parsed === null ? undefined : reader.find(unmapIpv4(parsed));
+  };
+  const lookupCityAddress = (address: IpAddress) => {
+    const found = reader.find(address);
+    return found === undefined ? undefined : readCity(found.offset);
+  };
+  const lookupCity = (ip: string) => {
+    const found = find(ip);
+    return found === undefined ? undefined : readCity(found.offset);
+  };
   return {
-    databaseType: query.databaseType,
-    buildEpoch: query.buildEpoch,
-    entries: query.reader.metadata.nodeCount,
+    databaseType,
+    buildEpoch,
+    entries: nodeCount,
     lookupCity,
+    lookupCityAddress,
     lookupLocation: (ip) => lookupCity(ip)?.location,
     lookupRegistration(ip) {
-      const record = query.lookup(ip)?.record;
-      if (record === undefined) return undefined;
+      const found = find(ip);
+      if (found === undefined) return undefined;
+      // Only the ifconfig.co face asks: the whole record decoded is fine here.
+      const record = reader.decode(found.offset) as CityResponse;
       return {
         ...withoutUndefined({
           registeredCountry: record.registered_country?.names?.en,
@@ -237,9 +232,7 @@ interface DatabaseQuery<T extends Response> {
 function openDatabase<T extends Response>(db: Buffer, expectedType: RegExp, expected: string): DatabaseQuery<T> {
   const reader = new Reader<T>(db, { cache: boundedCache(DECODED_RECORDS_KEPT) });
   const { databaseType, ipVersion, buildEpoch } = reader.metadata;
-  if (!expectedType.test(databaseType)) {
-    throw new Error(`expected ${expected}, got database type '${databaseType}'`);
-  }
+  checkType(databaseType, expectedType, expected);
   const answers = (address: IpAddress) => address.version === 4 || ipVersion === 6;
   return {
     reader,
@@ -279,6 +272,10 @@ function boundedCache(max: number) {
       entries.set(key, value);
     },
   };
+}
+
+function checkType(databaseType: string, expectedType: RegExp, expected: string): void {
+  if (!expectedType.test(databaseType)) throw new Error(`expected ${expected}, got database type '${databaseType}'`);
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
