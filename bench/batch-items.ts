@@ -5,6 +5,7 @@
 import { Reader } from 'maxmind';
 import { describeIp } from '../src/ipinfo/answers/describe-ip.ts';
 import { serializeIpInfo } from '../src/ipinfo/answers/ip-answers.ts';
+import { answerItem } from '../src/ipinfo/batch.ts';
 import { loadIpData } from '../src/ipinfo/data/ip-data.ts';
 import { parseIp } from '../src/net/ip-address.ts';
 import { freshAddresses } from './fresh-addresses.ts';
@@ -28,6 +29,7 @@ const cityDb = (await embeddedCityDatabase(ipDataPaths('.tmp/bench-data').embedd
 const mmdbLib = new Reader(cityDb);
 
 const steps: Record<string, (ip: string) => unknown> = {
+  "the route's item (answerItem)": (ip) => answerItem(ip, data, undefined, undefined),
   'a batch item (describeIp + its JSON)': (ip) => serializeIpInfo(describeIp(ip, data)),
   'describeIp only': (ip) => describeIp(ip, data),
   'City lookup (data.location.lookupCity)': (ip) => data.location?.lookupCity(ip),

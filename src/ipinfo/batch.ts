@@ -1,6 +1,5 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError, apiErrors } from '../http/errors.ts';
-import { type AnswerCache, createAnswerCache } from './answers/answer-cache.ts';
 import { ASN_PARAMETER_HINT, AsnBody, parseAsn, serializeAsnAnswer } from './answers/asn-answer.ts';
 import { describeIp } from './answers/describe-ip.ts';
 import type { HostnameLookup } from './answers/hostname.ts';
@@ -66,30 +65,6 @@ export function batchCost(items: readonly string[]): number {
 type ItemAnswer = { json: string } | Promise<{ json: string }>;
 
 /**
- * Descriptions without a reverse name, by address, for one data snapshot: an item depends only on
- * the address and the data, and batches repeat addresses (a client re-checking its list). Without
- * it a batch of 1,000 addresses new to the City database's record cache took 28-32 ms of server
- * CPU, nearly all of it decoding City records (bench `batch`).
- */
-export type Descriptions = AnswerCache<IpData, { answer: IpInfo; json: string }>;
-const DESCRIPTIONS_KEPT = 50_000;
-const DESCRIPTION_TTL_MS = 10 * 60_000;
-
-export function createDescriptions(): Descriptions {
-  return createAnswerCache({ maxEntries: DESCRIPTIONS_KEPT, ttlMs: DESCRIPTION_TTL_MS });
-}
-
-function describeCached(ip: string, data: IpData | undefined, descriptions: Descriptions) {
-  let made = descriptions.get(ip, data);
-  if (made === undefined) {
-    const answer = describeIp(ip, data);
-    made = { answer, json: serializeIpInfo(answer) };
-    descriptions.set(ip, data, made);
-  }
-  return made;
-}
-
-/**
  * A \`fields\` naming nothing of one kind's answer would answer each item of that kind \`{}\`
  * (\`fields=ip,location.countryCode\` with \`AS15169\` in the batch): the caller is told instead.
  */
@@ -117,7 +92,6 @@ export function answerItem(
   data: IpData | undefined,
   fields: readonly string[][] | undefined,
   lookupHostname: HostnameLookup | undefined,
-  descriptions: Descriptions,
 ): ItemAnswer {
   if (/^AS/i.test(item)) {
     if (parseAsn(item) === null) return { json: JSON.stringify({ error: `Not an ASN: ${ASN_PARAMETER_HINT}.` }) };
@@ -129,10 +103,10 @@ export function answerItem(
   if (!asked.ok) {
     return { json: JSON.stringify({ error: `Not an IP address or an ASN (AS123): ${asked.reason}.` }) };
   }
-  const made = describeCached(asked.ip, data, descriptions);
-  if (asked.mappedFrom === undefined && fields === undefined && lookupHostname === undefined) return made;
-  const description: IpInfo =
-    asked.mappedFrom === undefined ? made.answer : { ...made.answer, mappedFrom: asked.mappedFrom };
+  // No cache of descriptions by address: a new address costs as much as a cache entry's making, and
+  // 50,000 entries held 400 MB of heap whose collection doubled an item's CPU (bench/batch-items.ts).
+  const made = describeIp(asked.ip, data);
+  const description: IpInfo = asked.mappedFrom === undefined ? made : { ...made, mappedFrom: asked.mappedFrom };
   const finish = (answer: IpInfo) => ({
     json: fields === undefined ? serializeIpInfo(answer) : JSON.stringify(pickFields(answer, fields)),
   });

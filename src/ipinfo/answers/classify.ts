@@ -1,4 +1,4 @@
-import { parseIp, unmapIpv4 } from '../../net/ip-address.ts';
+import { type IpAddress, parseIp, unmapIpv4 } from '../../net/ip-address.ts';
 
 export type Ipv4Class = 'A' | 'B' | 'C' | 'D' | 'E';
 
@@ -7,8 +7,8 @@ export type Ipv4Class = 'A' | 'B' | 'C' | 'D' | 'E';
  * 10 -> B, 110 -> C, 1110 -> D (multicast), 1111 -> E. Historical, shown because users ask for it.
  * A mapped `::ffff:a.b.c.d` is classed as a.b.c.d; other IPv6 and non-IP input -> undefined.
  */
-export function ipv4Class(ip: string): Ipv4Class | undefined {
-  const parsed = parseIp(ip);
+export function ipv4Class(ip: string | IpAddress): Ipv4Class | undefined {
+  const parsed = typeof ip === 'string' ? parseIp(ip) : ip;
   if (parsed === null) return undefined;
   const address = unmapIpv4(parsed);
   if (address.version !== 4) return undefined;
@@ -67,8 +67,19 @@ export function connectionType(evidence: ConnectionEvidence): ConnectionType | u
   if (evidence.hostingListed === true) return 'hosting';
   const byConnectionType = fromTable(CONNECTION_TYPES, evidence.connectionType);
   if (byConnectionType !== undefined) return byConnectionType;
-  const name = evidence.asOrganization ?? '';
-  return AS_NAME_RULES.find(([, pattern]) => pattern.test(name))?.[0];
+  return typeOfName(evidence.asOrganization ?? '');
+}
+
+/** By AS name, remembered: a batch's addresses share a few hundred names, and four regexps per item cost more than a lookup. */
+const byName = new Map<string, ConnectionType | null>();
+function typeOfName(name: string): ConnectionType | undefined {
+  let type = byName.get(name);
+  if (type === undefined) {
+    type = AS_NAME_RULES.find(([, pattern]) => pattern.test(name))?.[0] ?? null;
+    if (byName.size >= 10_000) byName.clear();
+    byName.set(name, type);
+  }
+  return type ?? undefined;
 }
 
 const USER_TYPES: Readonly<Record<string, ConnectionType>> = {

@@ -48,7 +48,7 @@ export function describeIp(ip: string, data: IpData | undefined): IpDescription 
   const address = unmapIpv4(parsed);
   const answer: IpDescription = { ip, security: { bogon: false, sources: [] } };
   if (address.version === 6) answer.ipv6 = ip;
-  const ipClass = ipv4Class(ip);
+  const ipClass = ipv4Class(address);
   if (ipClass !== undefined) answer.class = ipClass;
   const special = classifyAddress(address);
   if (special !== null) {
@@ -60,9 +60,10 @@ export function describeIp(ip: string, data: IpData | undefined): IpDescription 
   }
   if (data === undefined) return answer;
 
-  const city = data.location?.lookupCity(ip);
+  const { location, network: networks } = data;
+  const city = location?.lookupCityAddress ? location.lookupCityAddress(address) : location?.lookupCity(ip);
   if (city !== undefined && Object.keys(city.location).length > 0) answer.location = city.location;
-  const network = data.network?.lookupNetworkAddress?.(address) ?? data.network?.lookupNetwork(ip);
+  const network = networks?.lookupNetworkAddress ? networks.lookupNetworkAddress(address) : networks?.lookupNetwork(ip);
   const shown = network && presentNetwork(network);
   if (shown !== undefined) answer.network = shown;
   if (

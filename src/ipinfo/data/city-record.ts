@@ -1,3 +1,4 @@
+import { createGenerationalMap } from '../../cache/generational-map.ts';
 import type { CityAnswer, Location, LocationTraits } from './geo.ts';
 import { type MmdbReader, MmdbType } from './mmdb-reader.ts';
 
@@ -14,8 +15,9 @@ export function cityRecords(db: MmdbReader): (offset: number) => CityAnswer {
    * a continent, a city once and points at it from every record, so most places are read once:
    * of a batch of new addresses, many share a country and a region, and some a city.
    */
-  const places = new Map<number, Place>();
-  const PLACES_KEPT = 20_000;
+  const places = createGenerationalMap<number, Place>(PLACES_KEPT);
+  /** Coordinates, radius and time zone, by the offset of the location's map: shared by a city's records. */
+  const locations = createGenerationalMap<number, Found>(PLACES_KEPT);
 
   /** The place (a map) at `offset`; returns the offset after it. */
   function place(offset: number, codeKey: string | undefined, into: (place: Place) => void): number {
@@ -39,10 +41,7 @@ export function cityRecords(db: MmdbReader): (offset: number) => CityAnswer {
         cursor = db.next;
       } else cursor = db.skip(cursor);
     }
-    if (after !== -1) {
-      if (places.size >= PLACES_KEPT) places.clear();
-      places.set(start, found);
-    }
+    if (after !== -1) places.set(start, found);
     into(found);
     return after === -1 ? cursor : after;
   }
@@ -83,8 +82,20 @@ export function cityRecords(db: MmdbReader): (offset: number) => CityAnswer {
                   found.regionCode = p.code;
                 }),
           );
-        case 'location':
-          return scalars(db, at, found, LOCATION_FIELDS);
+        case 'location': {
+          db.head(at);
+          const end = db.end;
+          if (end === -1) return scalars(db, at, found, LOCATION_FIELDS);
+          const shared = db.at;
+          let read = locations.get(shared);
+          if (read === undefined) {
+            read = {};
+            scalars(db, at, read, LOCATION_FIELDS);
+            locations.set(shared, read);
+          }
+          Object.assign(found, read);
+          return end;
+        }
         case 'postal':
           return scalars(db, at, found, POSTAL_FIELDS);
         case 'traits':
@@ -96,6 +107,8 @@ export function cityRecords(db: MmdbReader): (offset: number) => CityAnswer {
     return answerOf(found);
   };
 }
+
+const PLACES_KEPT = 20_000;
 
 type Place = { name?: string; code?: string };
 type Found = { [K in keyof Location]?: Location[K] | undefined } & { userType?: string; connectionType?: string };

@@ -7,6 +7,7 @@ import {
   Reader,
   type Response,
 } from 'maxmind';
+import { createGenerationalMap } from '../../cache/generational-map.ts';
 import { cidrOf, formatCidr } from '../../net/cidr.ts';
 import { formatIp, type IpAddress, parseIp, unmapIpv4 } from '../../net/ip-address.ts';
 import type { AsnRangeColumns } from './asn-ranges.ts';
@@ -111,23 +112,40 @@ export interface ConnectionTypeReader {
   lookupConnectionType(ip: string): string | undefined;
 }
 
+/**
+ * Answers by record: networks share records (1,000 addresses drawn over the whole IPv4 space hit
+ * 480 records of GeoLite2 City, 100,000 hit 28,680), so a repeat costs a map lookup. An answer is
+ * a few hundred bytes (mmdb-lib's cache held 5,000 whole records of a few kilobytes). Answers are
+ * shared: callers only read them.
+ */
+const RECORDS_KEPT = 20_000;
+
 /** GeoIP2/GeoLite2 City or Country, DB-IP City/Country Lite, or GeoIP2 Enterprise (a superset of City). */
 export function createLocationReader(db: Uint8Array): LocationReader {
   const reader = new MmdbReader(db);
   const { databaseType, buildEpoch, nodeCount } = reader.metadata;
   checkType(databaseType, /(City|Country|Enterprise)/, 'a City or Country database');
   const readCity = cityRecords(reader);
+  const answers = createGenerationalMap<number, CityAnswer>(RECORDS_KEPT);
+  const answerAt = (offset: number) => {
+    let answer = answers.get(offset);
+    if (answer === undefined) {
+      answer = readCity(offset);
+      answers.set(offset, answer);
+    }
+    return answer;
+  };
   const find = (ip: string) => {
     const parsed = parseIp(ip);
     return parsed === null ? undefined : reader.find(unmapIpv4(parsed));
   };
   const lookupCityAddress = (address: IpAddress) => {
     const found = reader.find(address);
-    return found === undefined ? undefined : readCity(found.offset);
+    return found === undefined ? undefined : answerAt(found.offset);
   };
   const lookupCity = (ip: string) => {
     const found = find(ip);
-    return found === undefined ? undefined : readCity(found.offset);
+    return found === undefined ? undefined : answerAt(found.offset);
   };
   return {
     databaseType,
