@@ -24,13 +24,13 @@ export type ConnectionType = 'residential' | 'business' | 'hosting' | 'education
 
 export interface ConnectionEvidence {
   /** MaxMind `traits.user_type` (GeoIP2 Enterprise / Insights), e.g. 'cellular', 'hosting'. */
-  readonly userType?: string;
+  readonly userType?: string | undefined;
   /** MaxMind `connection_type` (GeoIP2 Connection-Type / Enterprise), e.g. 'Cable/DSL'. */
-  readonly connectionType?: string;
+  readonly connectionType?: string | undefined;
   /** The address or its ASN is on a datacenter feed, or MaxMind says `is_hosting_provider`. */
   readonly hostingListed?: boolean;
   /** The AS organisation name, e.g. 'Massachusetts Institute of Technology'. */
-  readonly asOrganization?: string;
+  readonly asOrganization?: string | undefined;
 }
 
 /**
