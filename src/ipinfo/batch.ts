@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
+import { escapeControlCharactersInJson } from '../http/control-characters.ts';
 import { ApiError, apiErrors } from '../http/errors.ts';
-import { type AnswerCache, createAnswerCache } from './answers/answer-cache.ts';
 import { ASN_PARAMETER_HINT, AsnBody, parseAsn, serializeAsnAnswer } from './answers/asn-answer.ts';
 import { describeIp } from './answers/describe-ip.ts';
 import type { HostnameLookup } from './answers/hostname.ts';
@@ -66,30 +66,6 @@ export function batchCost(items: readonly string[]): number {
 type ItemAnswer = { json: string } | Promise<{ json: string }>;
 
 /**
- * Descriptions without a reverse name, by address, for one data snapshot: an item depends only on
- * the address and the data, and batches repeat addresses (a client re-checking its list). Without
- * it a batch of 1,000 addresses new to the City database's record cache took 28-32 ms of server
- * CPU, nearly all of it decoding City records (bench `batch`).
- */
-export type Descriptions = AnswerCache<IpData, { answer: IpInfo; json: string }>;
-const DESCRIPTIONS_KEPT = 50_000;
-const DESCRIPTION_TTL_MS = 10 * 60_000;
-
-export function createDescriptions(): Descriptions {
-  return createAnswerCache({ maxEntries: DESCRIPTIONS_KEPT, ttlMs: DESCRIPTION_TTL_MS });
-}
-
-function describeCached(ip: string, data: IpData | undefined, descriptions: Descriptions) {
-  let made = descriptions.get(ip, data);
-  if (made === undefined) {
-    const answer = describeIp(ip, data);
-    made = { answer, json: serializeIpInfo(answer) };
-    descriptions.set(ip, data, made);
-  }
-  return made;
-}
-
-/**
  * A \`fields\` naming nothing of one kind's answer would answer each item of that kind \`{}\`
  * (\`fields=ip,location.countryCode\` with \`AS15169\` in the batch): the caller is told instead.
  */
@@ -117,7 +93,6 @@ export function answerItem(
   data: IpData | undefined,
   fields: readonly string[][] | undefined,
   lookupHostname: HostnameLookup | undefined,
-  descriptions: Descriptions,
 ): ItemAnswer {
   if (/^AS/i.test(item)) {
     if (parseAsn(item) === null) return { json: JSON.stringify({ error: `Not an ASN: ${ASN_PARAMETER_HINT}.` }) };
@@ -129,16 +104,68 @@ export function answerItem(
   if (!asked.ok) {
     return { json: JSON.stringify({ error: `Not an IP address or an ASN (AS123): ${asked.reason}.` }) };
   }
-  const made = describeCached(asked.ip, data, descriptions);
-  if (asked.mappedFrom === undefined && fields === undefined && lookupHostname === undefined) return made;
-  const description: IpInfo =
-    asked.mappedFrom === undefined ? made.answer : { ...made.answer, mappedFrom: asked.mappedFrom };
+  // No cache of descriptions by address: a new address costs as much as a cache entry's making, and
+  // 50,000 entries held 400 MB of heap whose collection doubled an item's CPU (bench/batch-items.ts).
+  const made = describeIp(asked.ip, data);
+  const description: IpInfo = asked.mappedFrom === undefined ? made : { ...made, mappedFrom: asked.mappedFrom };
   const finish = (answer: IpInfo) => ({
     json: fields === undefined ? serializeIpInfo(answer) : JSON.stringify(pickFields(answer, fields)),
   });
   if (lookupHostname === undefined) return finish(description);
   const complete = withHostname(description, lookupHostname);
   return complete instanceof Promise ? complete.then(finish) : finish(complete);
+}
+
+/**
+ * The batch's answer, `{"<item>":<answer>,...}` in the items' order, written into one buffer as
+ * each item is answered: the answers' strings die young instead of 1,000 of them (500 KB) living
+ * until a join, which the garbage collector copied at every scavenge (bench/batch-items.ts). A
+ * buffer skips the JSON escaping of DEL and C1 controls (http/control-characters.ts only rewrites
+ * strings), so each key and answer is escaped here.
+ */
+export function answerBatch(
+  items: readonly string[],
+  data: IpData | undefined,
+  fields: readonly string[][] | undefined,
+  lookupHostname: HostnameLookup | undefined,
+): Buffer | Promise<Buffer> {
+  const body = new BodyWriter(items.length);
+  if (lookupHostname === undefined) {
+    for (const item of items) body.add(item, (answerItem(item, data, fields, undefined) as { json: string }).json);
+    return body.end();
+  }
+  return Promise.all(items.map((item) => answerItem(item, data, fields, lookupHostname))).then((answers) => {
+    answers.forEach((answer, i) => body.add(items[i] as string, answer.json));
+    return body.end();
+  });
+}
+
+class BodyWriter {
+  private buffer: Buffer;
+  private at = 0;
+  constructor(items: number) {
+    // About what an address's answer takes; grown when a batch needs more.
+    this.buffer = Buffer.allocUnsafe(Math.max(1024, items * 640));
+  }
+  add(item: string, json: string): void {
+    const key = escapeControlCharactersInJson(jsonKey(item));
+    const room = (key.length + json.length) * 3 + 3;
+    if (this.buffer.length - this.at < room) {
+      const bigger = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.at + room));
+      this.buffer.copy(bigger, 0, 0, this.at);
+      this.buffer = bigger;
+    }
+    this.buffer[this.at] = this.at === 0 ? 0x7b : 0x2c; // { or ,
+    this.at++;
+    this.at += this.buffer.write(key, this.at);
+    this.buffer[this.at++] = 0x3a; // :
+    this.at += this.buffer.write(escapeControlCharactersInJson(json), this.at);
+  }
+  end(): Buffer {
+    if (this.at === 0) return Buffer.from('{}');
+    this.buffer[this.at++] = 0x7d; // }
+    return this.buffer.subarray(0, this.at);
+  }
 }
 
 /** The item as a JSON string; an address or an ASN needs no escaping, so most skip JSON.stringify. */

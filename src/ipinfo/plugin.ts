@@ -8,15 +8,7 @@ import { ASN_PARAMETER_HINT } from './answers/asn-answer.ts';
 import { snapshotOf } from './answers/ip-answers.ts';
 import { asnAnswerOrError } from './asn-lookup.ts';
 import { creditData } from './attribution.ts';
-import {
-  answerItem,
-  BATCH_FIELDS,
-  batchCost,
-  createDescriptions,
-  jsonKey,
-  parsedBody,
-  refuseFieldsThatEmptyAKind,
-} from './batch.ts';
+import { answerBatch, BATCH_FIELDS, batchCost, parsedBody, refuseFieldsThatEmptyAKind } from './batch.ts';
 import { describeIpFamily } from './ip-family.ts';
 import { IP_PARAMETER_HINT, parseIpParameter } from './ip-param.ts';
 import { selectedFields } from './json-answer.ts';
@@ -84,7 +76,6 @@ export const ipInfoPlugin: FastifyPluginAsyncTypebox<IpInfoPluginOptions> = asyn
     },
   );
 
-  const descriptions = createDescriptions();
   // Its own scope: the body is read as text here, and only this route refuses other types.
   app.register(async (scope) => {
     scope.removeContentTypeParser('application/json');
@@ -122,11 +113,9 @@ export const ipInfoPlugin: FastifyPluginAsyncTypebox<IpInfoPluginOptions> = asyn
         const data = await snapshotOf(store);
         const wantsHostname = fields?.some((path) => path[0] === 'hostname') === true;
         const lookup = wantsHostname ? services.batchHostnameLookup : undefined;
-        const answers = items.map((item) => answerItem(item, data, fields, lookup, descriptions));
-        const settled = answers.some((answer) => answer instanceof Promise) ? await Promise.all(answers) : answers;
-        const parts = settled.map((answer, i) => `${jsonKey(items[i] as string)}:${(answer as { json: string }).json}`);
+        const body = await answerBatch(items, data, fields, lookup);
         creditData(reply, data);
-        return reply.type('application/json; charset=utf-8').send(`{${parts.join(',')}}`);
+        return reply.type('application/json; charset=utf-8').send(body);
       },
     );
     // GET on the path is a 405 naming POST, not a 404.

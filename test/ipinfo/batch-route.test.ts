@@ -97,6 +97,16 @@ describe('POST /api/v1/batch with the embedded data', { timeout: 60_000 }, () =>
     assert.deepEqual(body.AS4294967295, { error: 'The loaded ASN data has no prefixes of AS4294967295.' });
   });
 
+  it('DEL and C1 controls in keys and answers are escaped, as in every JSON answer (the body is written as a buffer)', async () => {
+    const items = ['bad\u009b[31m', 'AS\u007f1', '8.8.8.8'];
+    const response = await batch(items);
+    assert.equal(response.statusCode, 200, response.body);
+    assert.doesNotMatch(response.body, /[\u007f-\u009f]/, 'no raw DEL or C1 control');
+    assert.match(response.body, /"bad\\u009b\[31m":/);
+    assert.deepEqual(Object.keys(response.json()), items, 'the same text to a JSON reader');
+    assert.equal(Number(response.headers['content-length']), Buffer.byteLength(response.body));
+  });
+
   it('duplicates are answered once', async () => {
     const body = (await batch(['8.8.8.8', 'AS15169', '8.8.8.8', 'AS15169'], '?fields=ip,asn,hostname')).json();
     assert.deepEqual(Object.keys(body), ['8.8.8.8', 'AS15169']);

@@ -1,4 +1,4 @@
-import { parseIp, unmapIpv4 } from '../../net/ip-address.ts';
+import { type IpAddress, parseIp, unmapIpv4 } from '../../net/ip-address.ts';
 
 export type Ipv4Class = 'A' | 'B' | 'C' | 'D' | 'E';
 
@@ -7,8 +7,8 @@ export type Ipv4Class = 'A' | 'B' | 'C' | 'D' | 'E';
  * 10 -> B, 110 -> C, 1110 -> D (multicast), 1111 -> E. Historical, shown because users ask for it.
  * A mapped `::ffff:a.b.c.d` is classed as a.b.c.d; other IPv6 and non-IP input -> undefined.
  */
-export function ipv4Class(ip: string): Ipv4Class | undefined {
-  const parsed = parseIp(ip);
+export function ipv4Class(ip: string | IpAddress): Ipv4Class | undefined {
+  const parsed = typeof ip === 'string' ? parseIp(ip) : ip;
   if (parsed === null) return undefined;
   const address = unmapIpv4(parsed);
   if (address.version !== 4) return undefined;
@@ -24,13 +24,13 @@ export type ConnectionType = 'residential' | 'business' | 'hosting' | 'education
 
 export interface ConnectionEvidence {
   /** MaxMind `traits.user_type` (GeoIP2 Enterprise / Insights), e.g. 'cellular', 'hosting'. */
-  readonly userType?: string;
+  readonly userType?: string | undefined;
   /** MaxMind `connection_type` (GeoIP2 Connection-Type / Enterprise), e.g. 'Cable/DSL'. */
-  readonly connectionType?: string;
+  readonly connectionType?: string | undefined;
   /** The address or its ASN is on a datacenter feed, or MaxMind says `is_hosting_provider`. */
   readonly hostingListed?: boolean;
   /** The AS organisation name, e.g. 'Massachusetts Institute of Technology'. */
-  readonly asOrganization?: string;
+  readonly asOrganization?: string | undefined;
 }
 
 /**
@@ -67,8 +67,19 @@ export function connectionType(evidence: ConnectionEvidence): ConnectionType | u
   if (evidence.hostingListed === true) return 'hosting';
   const byConnectionType = fromTable(CONNECTION_TYPES, evidence.connectionType);
   if (byConnectionType !== undefined) return byConnectionType;
-  const name = evidence.asOrganization ?? '';
-  return AS_NAME_RULES.find(([, pattern]) => pattern.test(name))?.[0];
+  return typeOfName(evidence.asOrganization ?? '');
+}
+
+/** By AS name, remembered: a batch's addresses share a few hundred names, and four regexps per item cost more than a lookup. */
+const byName = new Map<string, ConnectionType | null>();
+function typeOfName(name: string): ConnectionType | undefined {
+  let type = byName.get(name);
+  if (type === undefined) {
+    type = AS_NAME_RULES.find(([, pattern]) => pattern.test(name))?.[0] ?? null;
+    if (byName.size >= 10_000) byName.clear();
+    byName.set(name, type);
+  }
+  return type ?? undefined;
 }
 
 const USER_TYPES: Readonly<Record<string, ConnectionType>> = {
