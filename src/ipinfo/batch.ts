@@ -135,7 +135,7 @@ export function answerBatch(
     return body.end();
   }
   return Promise.all(items.map((item) => answerItem(item, data, fields, lookupHostname))).then((answers) => {
-    answers.forEach((answer, i) => body.add(items[i] as string, answer.json));
+    for (const [i, answer] of answers.entries()) body.add(items[i] as string, answer.json);
     return body.end();
   });
 }
