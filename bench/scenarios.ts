@@ -61,7 +61,8 @@ export const SCENARIOS: Record<string, Scenario> = {
   'ipv6-keyed': { path: '/api/v1/ipv6', target: 0.7, setup: keyedScenarioSetup },
   // 1,000 distinct public IPv4 clients through X-Forwarded-For, PTR answered by a local DNS server,
   // with all default data and the security feeds loaded.
-  json: { path: '/api/v1/json', target: 0.6, setup: jsonScenarioSetup, p99UnderMs: 5, rssUnderMb: 300 },
+  // Peak resident memory with every feed loaded: issue 35's 260 MB (bench:memory also judges the default data's 200).
+  json: { path: '/api/v1/json', target: 0.6, setup: jsonScenarioSetup, p99UnderMs: 5, rssUnderMb: 260 },
   // json with 1 M generated VRPs installed (json runs with FEED_RPKI_URL=off): network.rpki in the
   // answers costs at most 3% more instructions per request (issue 33).
   'json-rpki': {
