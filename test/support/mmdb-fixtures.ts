@@ -67,7 +67,11 @@ export type CityJson = {
  */
 export function expectedLocation(name: string, ip: string): Record<string, unknown> | undefined {
   const record = expectedFromJson<CityJson>(name, ip)?.record;
-  if (record === undefined) return undefined;
+  return record === undefined ? undefined : locationFields(record);
+}
+
+/** A City record's fields as a location answer names them, the absent (and empty) ones left out. */
+export function locationFields(record: CityJson): Record<string, unknown> {
   const fields = {
     country: record.country?.names?.en,
     countryCode: record.country?.iso_code,
@@ -82,7 +86,7 @@ export function expectedLocation(name: string, ip: string): Record<string, unkno
     region: record.subdivisions?.[0]?.names?.en,
     regionCode: record.subdivisions?.[0]?.iso_code,
   };
-  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined && value !== ''));
 }
 
 const sources = new Map<string, Record<string, unknown>[]>();

@@ -8,32 +8,18 @@ import { embeddedCityDatabase } from '../../../src/ipinfo/data/embedded-data.ts'
 import { createLocationReader } from '../../../src/ipinfo/data/geo.ts';
 import { MmdbReader } from '../../../src/ipinfo/data/mmdb-reader.ts';
 import { formatIp } from '../../../src/net/ip-address.ts';
-import { mmdb, mmdbDir } from '../../support/mmdb-fixtures.ts';
+import { locationFields, mmdb, mmdbDir } from '../../support/mmdb-fixtures.ts';
 import { xorshift } from '../../support/public-addresses.ts';
 
 /** What geo.ts made of mmdb-lib's whole record before it read records itself: the reference. */
 function referenceCity(reader: Reader<CityResponse>, ip: string) {
   const record = reader.get(ip);
   if (record === null) return undefined;
-  const subdivision = record.subdivisions?.[0];
   const traits = record.traits as { user_type?: string; connection_type?: string } | undefined;
   const defined = (fields: Record<string, unknown>) =>
     Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined && value !== ''));
   return {
-    location: defined({
-      country: record.country?.names?.en,
-      countryCode: record.country?.iso_code,
-      city: record.city?.names?.en,
-      continent: record.continent?.names?.en,
-      continentCode: record.continent?.code,
-      latitude: record.location?.latitude,
-      longitude: record.location?.longitude,
-      accuracyRadius: record.location?.accuracy_radius,
-      timezone: record.location?.time_zone,
-      postalCode: record.postal?.code,
-      region: subdivision?.names?.en,
-      regionCode: subdivision?.iso_code,
-    }),
+    location: locationFields(record),
     traits: defined({ userType: traits?.user_type, connectionType: traits?.connection_type }),
   };
 }
