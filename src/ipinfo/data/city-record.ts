@@ -1,6 +1,36 @@
 import { createGenerationalMap } from '../../cache/generational-map.ts';
-import type { CityAnswer, Location, LocationTraits } from './geo.ts';
 import { type MmdbReader, MmdbType } from './mmdb-reader.ts';
+
+/** English names and codes; a field is omitted (not set to undefined) when the database lacks it. */
+export interface Location {
+  country?: string;
+  countryCode?: string;
+  city?: string;
+  continent?: string;
+  continentCode?: string;
+  latitude?: number;
+  longitude?: number;
+  /** Kilometres around latitude/longitude the address is likely within (MaxMind's accuracy_radius). */
+  accuracyRadius?: number;
+  timezone?: string;
+  postalCode?: string;
+  /** The largest subdivision (state, region, country of the UK). */
+  region?: string;
+  regionCode?: string;
+}
+
+/** What a GeoIP2 Enterprise (or Insights-format) database says about the connection; absent elsewhere. */
+export interface LocationTraits {
+  /** MaxMind `traits.user_type`, e.g. 'residential', 'cellular', 'hosting'. */
+  userType?: string;
+  /** MaxMind `traits.connection_type`, e.g. 'Cable/DSL'. */
+  connectionType?: string;
+}
+
+export interface CityAnswer {
+  location: Location;
+  traits: LocationTraits;
+}
 
 /**
  * The fields of a GeoIP2/GeoLite2 City, Country or Enterprise record that `lookupCity` answers,

@@ -11,7 +11,11 @@ import { createGenerationalMap } from '../../cache/generational-map.ts';
 import { cidrOf, formatCidr } from '../../net/cidr.ts';
 import { formatIp, type IpAddress, parseIp, unmapIpv4 } from '../../net/ip-address.ts';
 import type { AsnRangeColumns } from './asn-ranges.ts';
+import type { CityAnswer, Location } from './city-record.ts';
 import { cityRecords } from './city-record.ts';
+
+export type { CityAnswer, Location, LocationTraits } from './city-record.ts';
+
 import { mmdbAsnRows } from './mmdb-networks.ts';
 import { MmdbReader } from './mmdb-reader.ts';
 import type { NetworkReader } from './network.ts';
@@ -28,24 +32,6 @@ import type { NetworkReader } from './network.ts';
  * a.b.c.d, so the route comes back as an IPv4 prefix.
  */
 
-/** English names and codes; a field is omitted (not set to undefined) when the database lacks it. */
-export interface Location {
-  country?: string;
-  countryCode?: string;
-  city?: string;
-  continent?: string;
-  continentCode?: string;
-  latitude?: number;
-  longitude?: number;
-  /** Kilometres around latitude/longitude the address is likely within (MaxMind's accuracy_radius). */
-  accuracyRadius?: number;
-  timezone?: string;
-  postalCode?: string;
-  /** The largest subdivision (state, region, country of the UK). */
-  region?: string;
-  regionCode?: string;
-}
-
 export interface AnonymityFlags {
   anonymous: boolean;
   vpn: boolean;
@@ -53,19 +39,6 @@ export interface AnonymityFlags {
   publicProxy: boolean;
   residentialProxy: boolean;
   tor: boolean;
-}
-
-/** What a GeoIP2 Enterprise (or Insights-format) database says about the connection; absent elsewhere. */
-export interface LocationTraits {
-  /** MaxMind `traits.user_type`, e.g. 'residential', 'cellular', 'hosting'. */
-  userType?: string;
-  /** MaxMind `traits.connection_type`, e.g. 'Cable/DSL'. */
-  connectionType?: string;
-}
-
-export interface CityAnswer {
-  location: Location;
-  traits: LocationTraits;
 }
 
 /** What only the ifconfig.co face shows (src/text/echoip-answer.ts); kept out of lookupCity, the /json hot path. */
