@@ -18,18 +18,24 @@ const snapshot = (name: string, problems: string[] = []): IpData => ({
   kept: {},
 });
 
+/** A store whose load finishes only when the test says so (`pending.finish`). */
+function storeWithPendingLoad() {
+  const pending: { finish?: (data: IpData) => void } = {};
+  const store = createIpDataStore({
+    load: () =>
+      new Promise((resolve) => {
+        pending.finish = resolve;
+      }),
+    watchFile: '/nonexistent/manifest.json',
+    watchIntervalMs: 1000,
+    log: quiet,
+  });
+  return { store, pending };
+}
+
 describe('the IP data store', { timeout: 30_000 }, () => {
   it('readiness: idle (ready, loads on demand), starting while loading, then ready or degraded', async () => {
-    const pending: { finish?: (data: IpData) => void } = {};
-    const store = createIpDataStore({
-      load: () =>
-        new Promise((resolve) => {
-          pending.finish = resolve;
-        }),
-      watchFile: '/nonexistent/manifest.json',
-      watchIntervalMs: 1000,
-      log: quiet,
-    });
+    const { store, pending } = storeWithPendingLoad();
     assert.equal(store.readinessCheck().state, 'ready');
     assert.match(store.readinessCheck().detail ?? '', /loads on the first request/);
     const loading = store.loaded();
@@ -66,16 +72,7 @@ describe('the IP data store', { timeout: 30_000 }, () => {
   });
 
   it('close waits for a load under way (it writes caches into DATA_DIR, which may be removed next)', async () => {
-    const pending: { finish?: (data: IpData) => void } = {};
-    const store = createIpDataStore({
-      load: () =>
-        new Promise((resolve) => {
-          pending.finish = resolve;
-        }),
-      watchFile: '/nonexistent/manifest.json',
-      watchIntervalMs: 1000,
-      log: quiet,
-    });
+    const { store, pending } = storeWithPendingLoad();
     void store.loaded();
     for (let i = 0; pending.finish === undefined && i < 5000; i++) await sleep(1);
     let closed = false;
