@@ -70,6 +70,8 @@ export function cityRecords(db: MmdbReader): (offset: number) => CityAnswer {
         found.code = db.decode(cursor) as string;
         cursor = db.next;
       } else cursor = db.skip(cursor);
+      // Behind a pointer the place's end is known: the rest of its map need not be walked.
+      if (after !== -1 && found.name !== undefined && (codeKey === undefined || found.code !== undefined)) break;
     }
     if (after !== -1) places.set(start, found);
     into(found);
@@ -77,11 +79,16 @@ export function cityRecords(db: MmdbReader): (offset: number) => CityAnswer {
   }
 
   function english(offset: number, found: Place): number {
-    return eachEntry(db, offset, (key, at) => {
-      if (key !== 'en') return db.skip(at);
-      found.name = db.decode(at) as string;
-      return db.next;
-    });
+    return eachEntry(
+      db,
+      offset,
+      (key, at) => {
+        if (key !== 'en') return db.skip(at);
+        found.name = db.decode(at) as string;
+        return db.next;
+      },
+      () => found.name !== undefined,
+    );
   }
 
   return (offset) => {
@@ -185,11 +192,16 @@ function scalars(db: MmdbReader, offset: number, found: Found, wanted: Readonly<
 }
 
 /**
- * Calls `visit` with every key of the map at `offset` and where its value starts; `visit` returns
- * where the value ends. Returns where the map ends (after the pointer, if it was reached through
- * one). Anything but a map is skipped.
+ * Calls `visit` with every key of the map at `offset` (until `enough`) and where its value starts;
+ * `visit` returns where the value ends. Returns where the map ends (after the pointer, if it was
+ * reached through one). Anything but a map is skipped.
  */
-function eachEntry(db: MmdbReader, offset: number, visit: (key: string, at: number) => number): number {
+function eachEntry(
+  db: MmdbReader,
+  offset: number,
+  visit: (key: string, at: number) => number,
+  enough?: () => boolean,
+): number {
   db.head(offset);
   const after = db.end;
   if (db.type !== MmdbType.Map) return after === -1 ? db.skip(offset) : after;
@@ -197,6 +209,8 @@ function eachEntry(db: MmdbReader, offset: number, visit: (key: string, at: numb
   for (let i = 0, n = db.size; i < n; i++) {
     const key = db.key(cursor);
     cursor = visit(key, db.next);
+    // Behind a pointer the map's end is known, so the rest of it can be left unread.
+    if (after !== -1 && enough?.() === true) return after;
   }
   return after === -1 ? cursor : after;
 }
