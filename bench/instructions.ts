@@ -78,6 +78,15 @@ async function drive(url: string, setup: ScenarioSetup | undefined, amount: numb
   return result.requests.total;
 }
 
+/**
+ * Node's arguments for the server measured as netinfo: `npm start`'s, or BENCH_SERVER_ARGS (split at
+ * spaces), e.g. another checkout's `src/start.js` to compare two builds in runs started together, or
+ * bench/fastify-floor.ts.
+ */
+function serverArguments(): string[] {
+  return process.env.BENCH_SERVER_ARGS?.split(' ') ?? serviceArguments();
+}
+
 /** Instructions per request of the main thread and of all other threads together. */
 interface Counted {
   main: number;
@@ -132,7 +141,7 @@ async function measure(name: string): Promise<Counted> {
   try {
     const metricsPort = await freePort();
     const service = await startUnderCallgrind(
-      serviceArguments(),
+      serverArguments(),
       { ...SERVICE_ENV, METRICS_PORT: String(metricsPort), ...scenario.env, ...setup?.env },
       dirs[0],
     );
