@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { PostOutcome } from './webhook-sender.ts';
 
 export interface EmailSender {
@@ -9,12 +9,15 @@ export interface EmailSender {
 
 /** SMTP_URL through nodemailer (STARTTLS when the server offers it; smtps:// is TLS from the start). */
 export function createEmailSender(smtpUrl: string, from: string): EmailSender {
-  const transport = nodemailer.createTransport(smtpUrl);
+  // nodemailer is 650 KB of source, the largest package loaded: loaded with the first mail (issue 35).
+  let transport: Promise<Transporter> | undefined;
+  const transporter = () =>
+    (transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(smtpUrl)));
   const sender = from || `netinfo@${hostname()}`;
   return {
     async send(to, subject, text) {
       try {
-        const info = await transport.sendMail({ from: sender, to, subject, text });
+        const info = await (await transporter()).sendMail({ from: sender, to, subject, text });
         const status = Number(/^(\d{3})/.exec(String(info.response))?.[1] ?? 250);
         return { status, error: null };
       } catch (error) {
@@ -22,6 +25,6 @@ export function createEmailSender(smtpUrl: string, from: string): EmailSender {
         return { status: code ?? null, error: (error as Error).message };
       }
     },
-    close: () => transport.close(),
+    close: () => void transport?.then((opened) => opened.close()),
   };
 }

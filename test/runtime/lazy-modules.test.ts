@@ -14,9 +14,9 @@ registerHooks({
 });
 const { buildTestApp } = await import('../support/app.ts');
 
-const LAZY = /\/node_modules\/(bullmq|ioredis|pg|@modelcontextprotocol\/sdk)\//;
+const LAZY = /\/node_modules\/(bullmq|ioredis|pg|@modelcontextprotocol\/sdk|nodemailer)\//;
 
-test('without REDIS_URL and DATABASE_URL the app loads neither BullMQ, ioredis, pg nor the MCP SDK', async () => {
+test('without REDIS_URL and DATABASE_URL the app loads neither BullMQ, ioredis, pg, the MCP SDK nor nodemailer (loaded with the first mail)', async () => {
   const app = await buildTestApp();
   await app.ready();
   assert.ok(loaded.size > 100, 'the hook sees the modules the app loads');

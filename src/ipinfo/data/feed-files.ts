@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Cidr } from '../../net/cidr.ts';
+import { CidrColumns } from './cidr-set.ts';
 import { type Manifest, SOURCES, type SourceId, stampOf } from './data-files.ts';
 import { FEED_NAMES, type FeedName, type FeedSource } from './data-sources.ts';
-import { parseAsnList, parseCidrList, parseTorExitList } from './feeds.ts';
+import { parseAsnList } from './feeds.ts';
 import { buildSecurityFeeds, type SecurityFeedData, type SecurityFeeds } from './security-feeds.ts';
 
 const FEED_OF: Partial<Record<SourceId, FeedName>> = {
@@ -37,11 +37,11 @@ export async function loadFeeds(
   const stamps = await Promise.all(files.map((source) => stampOf(path.join(downloads, source.file))));
   const key = `feeds|${stamps.map((stamp) => stamp?.key ?? 'missing').join('|')}`;
   if (previous?.key === key) return previous;
-  const cidrs: Record<'tor' | 'vpn' | 'datacenter' | 'proxy', Cidr[][]> = {
-    tor: [],
-    vpn: [],
-    datacenter: [],
-    proxy: [],
+  const cidrs: Record<'tor' | 'vpn' | 'datacenter' | 'proxy', CidrColumns> = {
+    tor: new CidrColumns(),
+    vpn: new CidrColumns(),
+    datacenter: new CidrColumns(),
+    proxy: new CidrColumns(),
   };
   const asns: Record<'vpn-asn' | 'datacenter-asn', number[][]> = { 'vpn-asn': [], 'datacenter-asn': [] };
   const names = new Set<FeedName>();
@@ -70,17 +70,15 @@ export async function loadFeeds(
         asns[feed].push(listed);
         note(feed, stamp.modifiedAt, listed.length);
       } else {
-        const listed = source.kind === 'tor-list' ? parseTorExitList(text).entries : parseCidrList(text).entries;
-        cidrs[feed].push(listed);
-        note(feed, stamp.modifiedAt, listed.length);
+        note(feed, stamp.modifiedAt, cidrs[feed].addText(text, source.kind === 'tor-list'));
       }
     }),
   );
   const data: SecurityFeedData = {
-    torExits: cidrs.tor.flat(),
-    vpnNetworks: cidrs.vpn.flat(),
-    datacenterNetworks: cidrs.datacenter.flat(),
-    proxyNetworks: cidrs.proxy.flat(),
+    torExits: cidrs.tor,
+    vpnNetworks: cidrs.vpn,
+    datacenterNetworks: cidrs.datacenter,
+    proxyNetworks: cidrs.proxy,
     vpnAsns: asns['vpn-asn'].flat(),
     datacenterAsns: asns['datacenter-asn'].flat(),
   };

@@ -1,14 +1,17 @@
 import type { Cidr } from '../../net/cidr.ts';
 import { type IpAddress, parseIp, unmapIpv4 } from '../../net/ip-address.ts';
-import { buildRangeTable } from './range-table.ts';
+import { CidrColumns, type CidrSet } from './cidr-set.ts';
+
+/** A feed's networks: as loaded from its files (feed-files.ts), or as a list. */
+type Networks = CidrColumns | readonly Cidr[];
 
 /** Parsed feed contents; a feed that is not configured (or failed to load) is simply absent. */
 export interface SecurityFeedData {
-  readonly torExits?: readonly Cidr[];
-  readonly vpnNetworks?: readonly Cidr[];
-  readonly datacenterNetworks?: readonly Cidr[];
+  readonly torExits?: Networks;
+  readonly vpnNetworks?: Networks;
+  readonly datacenterNetworks?: Networks;
   /** Open proxies (FireHOL's firehol_proxies list): addresses and networks. */
-  readonly proxyNetworks?: readonly Cidr[];
+  readonly proxyNetworks?: Networks;
   readonly vpnAsns?: readonly number[];
   readonly datacenterAsns?: readonly number[];
 }
@@ -69,10 +72,10 @@ export function buildSecurityFeeds(data: SecurityFeedData): SecurityFeeds {
   function lookupAddress(address: IpAddress, asn?: number): SecurityVerdict {
     const byAsn = (asns: Set<number>) => asn !== undefined && asns.has(asn);
     return {
-      tor: tor.lookupAddress(address) === true,
-      vpn: vpn.lookupAddress(address) === true || byAsn(vpnAsns),
-      hosting: datacenter.lookupAddress(address) === true || byAsn(datacenterAsns),
-      proxy: proxy.lookupAddress(address) === true,
+      tor: tor.has(address),
+      vpn: vpn.has(address) || byAsn(vpnAsns),
+      hosting: datacenter.has(address) || byAsn(datacenterAsns),
+      proxy: proxy.has(address),
     };
   }
   return {
@@ -84,19 +87,13 @@ export function buildSecurityFeeds(data: SecurityFeedData): SecurityFeeds {
         ? { tor: false, vpn: false, hosting: false, proxy: false }
         : lookupAddress(unmapIpv4(address), asn);
     },
-    coverage: {
-      tor: coverageOf(data.torExits),
-      vpn: coverageOf(data.vpnNetworks),
-      datacenter: coverageOf(data.datacenterNetworks),
-      proxy: coverageOf(data.proxyNetworks),
-    },
+    coverage: { tor: tor.coverage, vpn: vpn.coverage, datacenter: datacenter.coverage, proxy: proxy.coverage },
   };
 }
 
-function membership(cidrs: readonly Cidr[] = []) {
-  return buildRangeTable(cidrs.map((cidr) => ({ cidr, value: true as const })));
-}
-
-function coverageOf(cidrs: readonly Cidr[] = []): FeedCoverage {
-  return { ipv4: cidrs.some((c) => c.version === 4), ipv6: cidrs.some((c) => c.version === 6) };
+function membership(networks: Networks = []): CidrSet {
+  if (networks instanceof CidrColumns) return networks.build();
+  const columns = new CidrColumns();
+  for (const cidr of networks) columns.add(cidr);
+  return columns.build();
 }

@@ -61,7 +61,18 @@ describe('the ASN -> prefixes index', () => {
         new Date(0),
       ),
     );
-    const index = buildAsnIndex(ranges.rows);
+    // The rows are grouped by AS when first asked, not by every data load.
+    let grouped = 0;
+    const rows = Object.create(ranges.rows, {
+      asn4: {
+        get: () => {
+          grouped++;
+          return ranges.rows.asn4;
+        },
+      },
+    });
+    const index = buildAsnIndex(rows);
+    assert.equal(grouped, 0);
     assert.deepEqual(index.prefixesOf(64500), {
       asn: 64500,
       name: 'Example',
@@ -71,6 +82,7 @@ describe('the ASN -> prefixes index', () => {
     });
     assert.deepEqual(index.prefixesOf(64501)?.ipv4, ['10.0.2.0/24']);
     assert.equal(index.prefixesOf(64502), undefined);
+    assert.equal(grouped, 1);
   });
 
   it("the embedded data: each AS's prefixes cover exactly its own rows", async () => {
