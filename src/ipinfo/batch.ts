@@ -63,6 +63,7 @@ export function batchCost(items: readonly string[]): number {
   return new Set(items).size;
 }
 
+/** An item's JSON, DEL and C1 controls already escaped (the batch's buffer is sent as it is). */
 type ItemAnswer = { json: string } | Promise<{ json: string }>;
 
 /**
@@ -95,25 +96,28 @@ export function answerItem(
   lookupHostname: HostnameLookup | undefined,
 ): ItemAnswer {
   if (/^AS/i.test(item)) {
-    if (parseAsn(item) === null) return { json: JSON.stringify({ error: `Not an ASN: ${ASN_PARAMETER_HINT}.` }) };
+    if (parseAsn(item) === null) return escaped(JSON.stringify({ error: `Not an ASN: ${ASN_PARAMETER_HINT}.` }));
     const answer = asnAnswerOrError(item, data);
-    if (answer instanceof ApiError) return { json: JSON.stringify({ error: answer.message }) };
-    return { json: fields === undefined ? serializeAsnAnswer(answer) : JSON.stringify(pickFields(answer, fields)) };
+    if (answer instanceof ApiError) return escaped(JSON.stringify({ error: answer.message }));
+    return escaped(fields === undefined ? serializeAsnAnswer(answer) : JSON.stringify(pickFields(answer, fields)));
   }
   const asked = parseIpParameter(item);
   if (!asked.ok) {
-    return { json: JSON.stringify({ error: `Not an IP address or an ASN (AS123): ${asked.reason}.` }) };
+    return escaped(JSON.stringify({ error: `Not an IP address or an ASN (AS123): ${asked.reason}.` }));
   }
   // No cache of descriptions by address: a new address costs as much as a cache entry's making, and
   // 50,000 entries held 400 MB of heap whose collection doubled an item's CPU (bench/batch-items.ts).
   const made = describeIp(asked.ip, data);
   const description: IpInfo = asked.mappedFrom === undefined ? made : { ...made, mappedFrom: asked.mappedFrom };
-  const finish = (answer: IpInfo) => ({
-    json: fields === undefined ? serializeIpInfo(answer) : JSON.stringify(pickFields(answer, fields)),
-  });
+  const finish = (answer: IpInfo) =>
+    fields === undefined ? { json: serializeIpInfo(answer) } : escaped(JSON.stringify(pickFields(answer, fields)));
   if (lookupHostname === undefined) return finish(description);
   const complete = withHostname(description, lookupHostname);
   return complete instanceof Promise ? complete.then(finish) : finish(complete);
+}
+
+function escaped(json: string): { json: string } {
+  return { json: escapeControlCharactersInJson(json) };
 }
 
 /**
@@ -121,7 +125,7 @@ export function answerItem(
  * each item is answered: the answers' strings die young instead of 1,000 of them (500 KB) living
  * until a join, which the garbage collector copied at every scavenge (bench/batch-items.ts). A
  * buffer skips the JSON escaping of DEL and C1 controls (http/control-characters.ts only rewrites
- * strings), so each key and answer is escaped here.
+ * strings), so each key and answer comes escaped.
  */
 export function answerBatch(
   items: readonly string[],
@@ -148,7 +152,7 @@ class BodyWriter {
     this.buffer = Buffer.allocUnsafe(Math.max(1024, items * 640));
   }
   add(item: string, json: string): void {
-    const key = escapeControlCharactersInJson(jsonKey(item));
+    const key = jsonKey(item);
     const room = (key.length + json.length) * 3 + 3;
     if (this.buffer.length - this.at < room) {
       const bigger = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.at + room));
@@ -159,7 +163,7 @@ class BodyWriter {
     this.at++;
     this.at += this.buffer.write(key, this.at);
     this.buffer[this.at++] = 0x3a; // :
-    this.at += this.buffer.write(escapeControlCharactersInJson(json), this.at);
+    this.at += this.buffer.write(json, this.at);
   }
   end(): Buffer {
     if (this.at === 0) return Buffer.from('{}');
@@ -168,9 +172,9 @@ class BodyWriter {
   }
 }
 
-/** The item as a JSON string; an address or an ASN needs no escaping, so most skip JSON.stringify. */
+/** The item as a JSON string, escaped; an address or an ASN needs no escaping, so most skip JSON.stringify. */
 export function jsonKey(item: string): string {
-  return /^[0-9A-Za-z.:]*$/.test(item) ? `"${item}"` : JSON.stringify(item);
+  return /^[0-9A-Za-z.:]*$/.test(item) ? `"${item}"` : escapeControlCharactersInJson(JSON.stringify(item));
 }
 
 /** A request's batch items, parsed once: the rate limiter counts them, then the handler answers them. */

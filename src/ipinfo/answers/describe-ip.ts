@@ -129,17 +129,18 @@ function securityOf(
 /**
  * The sources consulted depend only on the data, the family and which lookups answered: made once
  * per combination and snapshot and shared, frozen, by every answer (an array per item was a
- * measurable part of a batch item's garbage).
+ * measurable part of a batch item's garbage), by a number rather than a string key (building the
+ * key was 2.5% of a batch item's profile).
  */
-const sourceLists = new WeakMap<IpData, Map<string, readonly SecuritySource[]>>();
+const sourceLists = new WeakMap<IpData, (readonly SecuritySource[] | undefined)[]>();
 function sourcesOf(data: IpData, family: 'ipv4' | 'ipv6', hasAsn: boolean, byDatabase: boolean): SecuritySource[] {
   let lists = sourceLists.get(data);
   if (lists === undefined) {
-    lists = new Map();
+    lists = [];
     sourceLists.set(data, lists);
   }
-  const key = `${family}${hasAsn}${byDatabase}`;
-  let sources = lists.get(key);
+  const key = (family === 'ipv4' ? 0 : 4) + (hasAsn ? 2 : 0) + (byDatabase ? 1 : 0);
+  let sources = lists[key];
   if (sources === undefined) {
     const { coverage } = data.feeds;
     const list: SecuritySource[] = [];
@@ -151,7 +152,7 @@ function sourcesOf(data: IpData, family: 'ipv4' | 'ipv6', hasAsn: boolean, byDat
     if (coverage.proxy[family]) list.push('proxy-list');
     if (byDatabase) list.push('anonymous-ip-database');
     sources = Object.freeze(list);
-    lists.set(key, sources);
+    lists[key] = sources;
   }
   return sources as SecuritySource[];
 }

@@ -1,4 +1,3 @@
-import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import { type SharedWhileInFlight, sharedWhileInFlight } from '../../cache/in-flight.ts';
 import { isStaleVrpSet } from '../data/data-sources.ts';
 import type { IpData } from '../data/ip-data.ts';
@@ -6,7 +5,7 @@ import type { IpDataStore } from '../data/ip-data-store.ts';
 import { createAnswerCache } from './answer-cache.ts';
 import { describeIp, type IpDescription } from './describe-ip.ts';
 import type { HostnameLookup } from './hostname.ts';
-import { IpInfoBody } from './json-schema.ts';
+import { ipInfoJson } from './ip-info-json.ts';
 
 /** The answer of /api/v1/json and /api/v1/json/{ip}: the pure description and the reverse name. */
 export interface IpInfo extends IpDescription {
@@ -23,13 +22,7 @@ export interface IpAnswer {
 /** How long an answer is reused for the same address (and so how stale a reverse name may be). */
 const ANSWER_TTL_MS = 60_000;
 
-/** Serialised exactly as the /json routes' response schema serialises (field order included). */
-export const serializeIpInfo = SerializerSelector()({}, {})({
-  schema: IpInfoBody,
-  method: 'GET',
-  url: '/api/v1/json',
-  httpStatus: '200',
-}) as (answer: IpInfo) => string;
+export const serializeIpInfo = ipInfoJson;
 
 /** The data snapshot a request uses: the current one, or the first load (undefined if it failed). */
 export function snapshotOf(store: IpDataStore): IpData | undefined | Promise<IpData | undefined> {

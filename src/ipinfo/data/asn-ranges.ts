@@ -2,7 +2,6 @@ import { formatCidr } from '../../net/cidr.ts';
 import { type IpAddress, parseIp, unmapIpv4 } from '../../net/ip-address.ts';
 import type { AsnRow } from './asn-csv.ts';
 import type { Network, NetworkReader } from './network.ts';
-import { lastAtOrBelow } from './range-table.ts';
 
 /**
  * ASN data from sorted, disjoint ranges, kept in one binary blob: typed-array columns, so a lookup
@@ -190,10 +189,11 @@ export function decodeAsnRanges(input: Buffer): AsnRanges {
     return name;
   };
   const low64 = (1n << 64n) - 1n;
+  const byFirst16 = first16Index(c.first4);
 
   function lookupNetworkAddress(address: IpAddress): Network | undefined {
     if (address.version === 4) {
-      const i = lastAtOrBelow(c.first4, address.value);
+      const i = lastAtOrBelowIndexed(c.first4, byFirst16, address.value);
       if (i < 0 || (c.last4[i] as number) < address.value) return undefined;
       return network(
         c.asn4[i] as number,
@@ -259,6 +259,34 @@ function rangeRoute(version: 4 | 6, first: number | bigint, last: number | bigin
   if ((size & (size - 1n)) !== 0n || (first as bigint) % size !== 0n) return undefined;
   const prefixLength = 128 - (size.toString(2).length - 1);
   return formatCidr({ version: 6, first: first as bigint, last: last as bigint, prefixLength });
+}
+
+/**
+ * For each first 16 bits p, how many rows start below p.0.0: the rows an address can fall in lie
+ * between two neighbours, so its search covers a few rows instead of 19 steps over 500,000 (each a
+ * cache miss for a new address: 5% of a batch item's profile). 256 KB.
+ */
+function first16Index(first4: Uint32Array): Uint32Array {
+  const index = new Uint32Array(65537);
+  let row = 0;
+  for (let p = 0; p <= 65536; p++) {
+    while (row < first4.length && (first4[row] as number) < p * 65536) row++;
+    index[p] = row;
+  }
+  return index;
+}
+
+/** lastAtOrBelow(first4, value), searched only among the rows that start in value's /16. */
+function lastAtOrBelowIndexed(first4: Uint32Array, byFirst16: Uint32Array, value: number): number {
+  const p = value >>> 16;
+  let low = byFirst16[p] as number;
+  let high = (byFirst16[p + 1] as number) - 1;
+  while (low <= high) {
+    const mid = (low + high) >>> 1;
+    if ((first4[mid] as number) <= value) low = mid + 1;
+    else high = mid - 1;
+  }
+  return high;
 }
 
 /** As lastAtOrBelow, over 128-bit keys held as (high, low) 64-bit columns. */

@@ -76,7 +76,24 @@ export class MmdbReader {
     if (this.metadata.ipVersion === 6) for (; depth < 96 && node < nodeCount; depth++) node = this.child(node, 0);
     this.ipv4Start = node;
     this.ipv4StartDepth = depth;
+    this.byFirst16 = new Uint32Array(65536);
+    this.depthByFirst16 = new Uint8Array(65536);
+    for (let prefix = 0; prefix < 65536; prefix++) {
+      let at = this.ipv4Start;
+      let bits = 0;
+      for (; bits < 16 && at < nodeCount; bits++) at = this.child(at, (prefix >>> (15 - bits)) & 1);
+      this.byFirst16[prefix] = at;
+      this.depthByFirst16[prefix] = bits;
+    }
   }
+
+  /**
+   * Where the IPv4 walk stands after an address's first 16 bits (a node, or a record reached
+   * earlier) and at what depth: a new address's walk starts there, saving half its node reads
+   * (find was 6% of a batch item's profile). 320 KB.
+   */
+  private readonly byFirst16: Uint32Array;
+  private readonly depthByFirst16: Uint8Array;
 
   private child(node: number, bit: number): number {
     const b = this.bytes;
@@ -110,8 +127,9 @@ export class MmdbReader {
     let node: number;
     let depth = 0;
     if (address.version === 4) {
-      node = this.ipv4Start;
       const value = address.value;
+      node = this.byFirst16[value >>> 16] as number;
+      depth = this.depthByFirst16[value >>> 16] as number;
       for (; depth < 32 && node < nodeCount; depth++) node = this.child(node, (value >>> (31 - depth)) & 1);
     } else {
       if (this.metadata.ipVersion !== 6) return undefined;

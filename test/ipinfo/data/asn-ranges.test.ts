@@ -147,4 +147,24 @@ describe('the embedded ASN data (@ip-location-db/asn), compiled', () => {
     assert.equal(ranges.ipv4Rows, ipv4.rows.length);
     assert.equal(ranges.ipv6Rows, lines('asn-ipv6-num.csv'));
   });
+
+  it("an IPv4 lookup (searched within its /16) finds the row of each range's first and last address, and none just outside", async () => {
+    const { ranges } = await embeddedAsnRanges(path.resolve('.tmp/test-data/ipinfo/embedded'));
+    const { first4, last4, asn4 } = ranges.rows;
+    const asnAt = (value: number) => ranges.lookupNetworkAddress({ version: 4, value })?.asn;
+    let gaps = 0;
+    for (let i = 0; i < first4.length; i++) {
+      const first = first4[i] as number;
+      const last = last4[i] as number;
+      assert.equal(asnAt(first), `AS${asn4[i]}`, `row ${i}, first`);
+      assert.equal(asnAt(last), `AS${asn4[i]}`, `row ${i}, last`);
+      // Between this range and the next (across /16 boundaries too) no network is answered.
+      if (last < 0xffffffff && (i + 1 === first4.length || (first4[i + 1] as number) > last + 1)) {
+        assert.equal(asnAt(last + 1), undefined, `after row ${i}`);
+        gaps++;
+      }
+    }
+    assert.ok(gaps > 1000, `gaps: ${gaps}`);
+    assert.equal(asnAt(0), undefined);
+  });
 });

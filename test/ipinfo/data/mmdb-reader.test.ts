@@ -60,6 +60,41 @@ test('the lean City reader answers as mmdb-lib does, for every network of every 
   }
 });
 
+test("an IPv4 address's record and prefix length are found as mmdb-lib finds them (the walk starts at its /16's node)", async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'netinfo-mmdb-reader-'));
+  const databases: [string, Buffer][] = [
+    ...cityLike.map((name): [string, Buffer] => [name, mmdb(name)]),
+    ['GeoLite2-City', (await embeddedCityDatabase(dir)).value],
+  ];
+  const next = xorshift(0x6d2b79f5);
+  let found = 0;
+  for (const [name, db] of databases) {
+    const reader = new MmdbReader(db);
+    const lib = new Reader<CityResponse>(db);
+    const values: number[] = Array.from({ length: 5000 }, () => next());
+    // Every network of the small test databases (the embedded one has millions).
+    for (const { first, last } of name === 'GeoLite2-City' ? [] : networksOf(reader)) {
+      // The IPv4 space: ::a.b.c.d in an IPv6 tree, ::ffff:a.b.c.d as networksOf gives an IPv4 tree's.
+      for (const value of [first, last]) {
+        const v4 = value >> 32n === 0n || value >> 32n === 0xffffn ? Number(value & 0xffffffffn) : -1;
+        if (v4 >= 0) values.push(v4);
+      }
+    }
+    for (const value of values) {
+      const ip = formatIp({ version: 4, value });
+      const [record, prefixLength] = lib.getWithPrefixLength(ip);
+      const got = reader.find({ version: 4, value });
+      assert.equal(got === undefined, record === null, `${name} ${ip}`);
+      if (got === undefined) continue;
+      assert.equal(got.prefixLength, prefixLength, `${name} ${ip}`);
+      assert.deepStrictEqual(reader.decode(got.offset), record, `${name} ${ip}`);
+      found++;
+    }
+  }
+  assert.ok(found > 3000, `found ${found}`);
+  rmSync(dir, { recursive: true, force: true });
+});
+
 /** Every network of a tree, from the tree itself (as numbers over the IPv6 space, or IPv4's). */
 function* networksOf(reader: MmdbReader): Generator<{ first: bigint; last: bigint }> {
   const { nodeCount, ipVersion } = reader.metadata;
