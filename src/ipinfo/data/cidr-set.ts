@@ -1,6 +1,5 @@
 import { type Cidr, parseCidr } from '../../net/cidr.ts';
 import { dottedQuadValue, type IpAddress } from '../../net/ip-address.ts';
-import { lastAtOrBelow } from './range-table.ts';
 
 /**
  * A feed's networks read straight into columns: an IPv4 line costs two numbers in a Float64Array,
@@ -155,4 +154,16 @@ function grow(array: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> {
   const bigger = new Float64Array(array.length * 2);
   bigger.set(array);
   return bigger;
+}
+
+/** Index of the last element <= key in an ascending array, -1 when every element is above it. */
+export function lastAtOrBelow<K extends number | bigint>(sorted: ArrayLike<K>, key: K): number {
+  let low = 0;
+  let high = sorted.length - 1;
+  while (low <= high) {
+    const mid = (low + high) >>> 1;
+    if ((sorted[mid] as K) <= key) low = mid + 1;
+    else high = mid - 1;
+  }
+  return high;
 }

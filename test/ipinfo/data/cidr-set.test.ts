@@ -4,10 +4,10 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { CidrColumns } from '../../../src/ipinfo/data/cidr-set.ts';
 import { parseCidrList, parseTorExitList } from '../../../src/ipinfo/data/feeds.ts';
-import { buildRangeTable } from '../../../src/ipinfo/data/range-table.ts';
 import type { IpAddress } from '../../../src/net/ip-address.ts';
 import { feedDir, feedSkip } from '../../support/mmdb-fixtures.ts';
 import { xorshift } from '../../support/public-addresses.ts';
+import { buildRangeTable } from '../../support/range-table.ts';
 
 /**
  * The columns take the lines feeds.ts's parsers accept, and answer as the range table built from

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildRangeTable } from '../../../src/ipinfo/data/range-table.ts';
 import { type Cidr, parseCidr } from '../../../src/net/cidr.ts';
+import { buildRangeTable } from '../../support/range-table.ts';
 
 function cidr(text: string): Cidr {
   const parsed = parseCidr(text);
