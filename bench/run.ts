@@ -66,10 +66,15 @@ async function loadWith(url: string, seconds: number, setup?: ScenarioSetup, pid
     connections: CONNECTIONS,
     duration: seconds,
     pipelining: 1,
+    // 50 connections each waiting for a batch of 1,000 answers queue for seconds on a busy machine:
+    // autocannon's 10 s default made a slow round fail rather than measure it.
+    timeout: 30,
     ...loadOptions(setup),
   });
   if (result.non2xx > 0 || result.errors > 0) {
-    throw new Error(`${url}: ${result.non2xx} non-2xx responses and ${result.errors} errors`);
+    throw new Error(
+      `${url}: ${result.non2xx} non-2xx responses and ${result.errors} errors (${result.timeouts} of them time-outs)`,
+    );
   }
   // Server CPU per request does not depend on what else the machine is doing, unlike req/s.
   const cpuUs = ((cpuSeconds(pid) - cpuBefore) * 1e6) / result.requests.total;
