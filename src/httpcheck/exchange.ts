@@ -112,10 +112,11 @@ export function exchange(target: CheckTarget, address: string, options: Exchange
       cleanup();
       reject(new HttpCheckError(failedPhase, `${where}: ${message}`));
     };
-    const finish = (bodyBytes: number, bodyTruncated: boolean) => {
+    // An answer without a body (HEAD, 204, 304, 101) ends at its headers: download is 0, not the
+    // few microseconds between two clock reads.
+    const finish = (bodyBytes: number, bodyTruncated: boolean, end = clock()) => {
       if (settled || response === null) return;
       settled = true;
-      const end = clock();
       cleanup();
       resolve({
         ...response,
@@ -165,7 +166,7 @@ export function exchange(target: CheckTarget, address: string, options: Exchange
       marks.headers = clock();
       phase = 'download';
       response = { status, httpVersion, headers };
-      if (options.method === 'HEAD' || options.headersOnly(status, headers)) finish(0, false);
+      if (options.method === 'HEAD' || options.headersOnly(status, headers)) finish(0, false, marks.headers);
     };
     const path = `${target.url.pathname}${target.url.search}`;
 
@@ -196,7 +197,7 @@ export function exchange(target: CheckTarget, address: string, options: Exchange
       const switched = (answer: { statusCode?: number; httpVersion: string; rawHeaders: string[] }) => {
         if (answer.statusCode !== 101) return;
         onHeaders(101, answer.httpVersion, headersFromRaw(answer.rawHeaders));
-        finish(0, false);
+        finish(0, false, marks.headers);
       };
       request.on('information', switched);
       request.on('upgrade', switched);
