@@ -6,7 +6,8 @@ import { ADMIN_USAGE, runAdminCommand } from './accounts/admin-commands.ts';
 import { buildKeyring, type Keyring } from './accounts/keyring.ts';
 import { MASTER_KEY_FILE, parseMasterKeys } from './accounts/master-key.ts';
 import { announcingOwnerChanges } from './accounts/owner-changes.ts';
-import { loadConfigOrExit } from './config.ts';
+import { type Config, loadConfigOrExit } from './config.ts';
+import { webhookSecretAad } from './monitors/repository.ts';
 import { createRedisClient } from './scale/redis.ts';
 import { createRedisOwnerChanges } from './scale/redis-owner-changes.ts';
 import { databaseFile } from './storage/config.ts';
@@ -16,6 +17,16 @@ function readKeyringFile(dataDir: string): Keyring | undefined {
   const file = path.join(dataDir, MASTER_KEY_FILE);
   if (!existsSync(file)) return undefined;
   return buildKeyring(parseMasterKeys(readFileSync(file, 'utf8'), file));
+}
+
+async function openMonitors(config: Config) {
+  const { createMonitorRepository } = await import('./monitors/monitor-repository.ts');
+  const { openPostgresSql, openSqliteSql } = await import('./monitors/sql.ts');
+  return createMonitorRepository(
+    config.database.kind === 'postgres'
+      ? await openPostgresSql(config.database.url, (error) => console.error(`admin: database: ${error.message}`))
+      : await openSqliteSql(config.database, config.dataDir),
+  );
 }
 
 async function main(): Promise<number> {
@@ -39,16 +50,19 @@ async function main(): Promise<number> {
   const redis = config.redisUrl ? createRedisClient(config.redisUrl) : null;
   redis?.on('error', () => {});
   const repository = redis ? announcingOwnerChanges(stored, createRedisOwnerChanges(redis)) : stored;
+  // Only rotate-keys needs the master keys (reading them never creates one) and the monitors' table.
+  const monitors = args[0] === 'rotate-keys' ? await openMonitors(config) : undefined;
   try {
-    // Only rotate-keys needs the master keys; reading them never creates one.
     const keyring = config.masterKey ? buildKeyring(config.masterKey) : readKeyringFile(config.dataDir);
     return await runAdminCommand(args, {
       repository,
       now: Date.now,
       print: (line) => console.log(line),
       ...(keyring ? { keyring } : {}),
+      ...(monitors ? { webhookSecrets: { ...monitors, aad: webhookSecretAad } } : {}),
     });
   } finally {
+    await monitors?.close();
     await repository.close();
     redis?.disconnect();
   }

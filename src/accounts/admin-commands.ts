@@ -1,14 +1,15 @@
 import { type AccountRepository, type AccountSummary, PLANS, type Plan } from '../storage/repository.ts';
 import { normaliseEmail } from './email.ts';
 import type { Keyring } from './keyring.ts';
-import { rotateApiKeys } from './rotation.ts';
+import { type RotationReport, rotateApiKeys, rotateWebhookSecrets, type WebhookSecretStore } from './rotation.ts';
 
 export const ADMIN_USAGE = `usage: npm run admin -- <command>
   list                     every account: email, plan, status, active keys, created, last key use
   plan <email> free|pro    set an account's plan (its keys get the plan's limits on their next request)
   disable <email>          refuse its keys and logins, and end its sessions (reversible)
   enable <email>           undo disable
-  rotate-keys              re-encrypt every API key under the current (first) MASTER_KEY version`;
+  rotate-keys              re-encrypt every API key and monitor webhook secret under the current (first)
+                           MASTER_KEY version`;
 
 const day = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString().slice(0, 16).replace('T', ' '));
 
@@ -40,7 +41,14 @@ export function formatAccountTable(accounts: readonly AccountSummary[]): string[
  */
 export async function runAdminCommand(
   args: readonly string[],
-  deps: { repository: AccountRepository; now: () => number; print: (line: string) => void; keyring?: Keyring },
+  deps: {
+    repository: AccountRepository;
+    now: () => number;
+    print: (line: string) => void;
+    keyring?: Keyring;
+    /** The monitors' webhook secrets, for rotate-keys: they are under the master key too. */
+    webhookSecrets?: WebhookSecretStore;
+  },
 ): Promise<number> {
   const { repository, now, print } = deps;
   const [command, emailArgument, planArgument] = args;
@@ -57,13 +65,23 @@ export async function runAdminCommand(
   }
 
   if (command === 'rotate-keys' && args.length === 1) {
-    if (!deps.keyring) return fail('rotate-keys needs the master keys (MASTER_KEY or DATA_DIR/master.key)');
-    const report = await rotateApiKeys(repository, deps.keyring);
-    print(
-      `re-encrypted ${report.rotated} key${report.rotated === 1 ? '' : 's'} under master key version ${deps.keyring.current.version}`,
+    const { keyring, webhookSecrets } = deps;
+    if (!keyring) return fail('rotate-keys needs the master keys (MASTER_KEY or DATA_DIR/master.key)');
+    if (!webhookSecrets) return fail("rotate-keys needs the monitors' webhook secrets as well as the API keys");
+    const version = keyring.current.version;
+    const said = (report: RotationReport, one: string, many: string, what: string) => {
+      print(`re-encrypted ${report.rotated} ${report.rotated === 1 ? one : many} under master key version ${version}`);
+      for (const failure of report.failed) print(`not rotated: ${what} ${failure.id}: ${failure.reason}`);
+      return report.failed.length;
+    };
+    const failedKeys = said(await rotateApiKeys(repository, keyring), 'key', 'keys', 'key');
+    const failedSecrets = said(
+      await rotateWebhookSecrets(webhookSecrets, keyring),
+      'webhook secret',
+      'webhook secrets',
+      'the webhook secret of monitor',
     );
-    for (const failure of report.failed) print(`not rotated: key ${failure.keyId}: ${failure.reason}`);
-    return report.failed.length === 0 ? 0 : 1;
+    return failedKeys + failedSecrets === 0 ? 0 : 1;
   }
 
   const known = ['plan', 'disable', 'enable'];

@@ -104,6 +104,18 @@ export function createMonitorRepository(sql: Sql): MonitorRepository {
     async deleteMonitor(accountId, id) {
       return (await sql.run('DELETE FROM monitors WHERE id = ? AND account_id = ?', [id, accountId])) === 1;
     },
+    async listSecretsNotAtVersion(version) {
+      const rows = await sql.all('SELECT * FROM monitors WHERE secret_version <> ? ORDER BY id', [version]);
+      return rows.map((row) => ({ id: String(row.id), secret: toMonitor(row).secret }));
+    },
+    async replaceSecret(id, fromVersion, secret) {
+      const changed = await sql.run(
+        `UPDATE monitors SET secret_version = ?, secret_nonce = ?, secret_ciphertext = ?, secret_tag = ?
+         WHERE id = ? AND secret_version = ?`,
+        [secret.keyVersion, secret.nonce, secret.ciphertext, secret.tag, id, fromVersion],
+      );
+      return changed === 1;
+    },
 
     async recordTick(tick, notify) {
       return sql

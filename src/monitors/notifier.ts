@@ -3,7 +3,14 @@ import type { FastifyBaseLogger } from 'fastify';
 import { decryptApiKey } from '../accounts/key-crypto.ts';
 import type { Keyring } from '../accounts/keyring.ts';
 import type { EmailSender } from './email-sender.ts';
-import type { DeliveryRecord, MonitorRecord, MonitorRepository, RunRecord, StateChange } from './repository.ts';
+import {
+  type DeliveryRecord,
+  type MonitorRecord,
+  type MonitorRepository,
+  type RunRecord,
+  type StateChange,
+  webhookSecretAad,
+} from './repository.ts';
 import type { MonitorScheduler } from './scheduler.ts';
 import { notifies } from './tick.ts';
 import { incidentView, runView } from './views.ts';
@@ -24,8 +31,6 @@ export function nextAttemptAt(createdAt: number, attemptAt: number, attempts: nu
   const next = attemptAt + baseMs * 2 ** (attempts - 1);
   return next > createdAt + DELIVERY_WINDOW_MS ? null : next;
 }
-
-export const webhookSecretAad = (monitorId: string) => `monitor:${monitorId}`;
 
 /** The documented body of every notification (the schema of `notificationBody` in schema.ts describes it). */
 export function notificationBody(change: StateChange, runs: readonly RunRecord[]) {
@@ -128,7 +133,12 @@ export function createNotifier(deps: {
       const delivery = await repository.deliveryById(deliveryId);
       if (delivery?.state !== 'pending') return;
       const started = now();
-      const outcome = await send(delivery).catch((error: Error) => ({ status: null, error: error.message }));
+      const outcome = await send(delivery).catch((error: Error) => {
+        // Not the receiver's answer but ours (a secret under a master key version no longer
+        // configured, say): the operator must hear of it, not only the monitor's owner.
+        log.warn({ monitor: delivery.monitorId, delivery: delivery.id, reason: error.message }, 'monitors: not sent');
+        return { status: null, error: error.message };
+      });
       const attempt = { at: started, status: outcome.status, error: outcome.error, duration_ms: now() - started };
       const gone = outcome.status === 410 && !delivery.url.startsWith(MAILTO);
       const delivered = outcome.error === null && outcome.status !== null && outcome.status < 300;

@@ -18,6 +18,9 @@ export interface MonitorSettings {
   readonly pausedAt: number | null;
 }
 
+/** What a monitor's webhook secret is encrypted with beside the master key: it belongs to that monitor only. */
+export const webhookSecretAad = (monitorId: string) => `monitor:${monitorId}`;
+
 export interface MonitorRecord extends MonitorSettings {
   readonly id: string;
   readonly accountId: string;
@@ -128,6 +131,10 @@ export interface MonitorRepository {
     resetState: boolean,
   ): Promise<MonitorRecord | undefined>;
   deleteMonitor(accountId: string, id: string): Promise<boolean>;
+  /** Monitors whose webhook secret is under another master key version than `version` (for rotate-keys). */
+  listSecretsNotAtVersion(version: number): Promise<{ id: string; secret: EncryptedSecret }[]>;
+  /** Only if still under `fromVersion`, so two rotations running at once cannot overwrite each other. */
+  replaceSecret(id: string, fromVersion: number, secret: EncryptedSecret): Promise<boolean>;
 
   /**
    * In one transaction, with the deliveries `notify` makes of a change of state (so a change is

@@ -97,6 +97,24 @@ export function monitorRepositoryContract(
     assert.equal((await repository.listMonitors(accountId)).length, 3);
   });
 
+  withRepository(
+    'webhook secrets: listed by master key version, replaced only from the version read',
+    async (repository, accountId) => {
+      const old = monitor(accountId);
+      const current = monitor(accountId, { secret: { keyVersion: 2, nonce: 'n2', ciphertext: 'c2', tag: 't2' } });
+      await repository.createMonitor(old, 10);
+      await repository.createMonitor(current, 10);
+      assert.deepEqual(await repository.listSecretsNotAtVersion(2), [{ id: old.id, secret: old.secret }]);
+      const next = { keyVersion: 2, nonce: 'n3', ciphertext: 'c3', tag: 't3' };
+      assert.equal(await repository.replaceSecret(old.id, 3, next), false, 'not under version 3: left as it is');
+      assert.equal(await repository.replaceSecret(old.id, 1, next), true);
+      assert.equal(await repository.replaceSecret(old.id, 1, next), false, 'a second rotation finds it moved');
+      assert.deepEqual((await repository.findMonitor(accountId, old.id))?.secret, next);
+      assert.deepEqual(await repository.listSecretsNotAtVersion(2), []);
+      assert.deepEqual((await repository.findMonitor(accountId, current.id))?.secret, current.secret, 'untouched');
+    },
+  );
+
   withRepository('a paused monitor is not scheduled; an update can reset the state', async (repository, accountId) => {
     const record = monitor(accountId);
     await repository.createMonitor(record, 10);
