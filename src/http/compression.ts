@@ -52,7 +52,9 @@ function compressAnswer(threshold: number) {
   ) => {
     // The size first: most answers (every /json) stop here, before any header is read.
     if (typeof payload === 'string') {
-      if (payload.length * 3 < threshold || Buffer.byteLength(payload) < threshold) return done(null, payload);
+      // A string's UTF-8 length is at least its length: measured only when that leaves it in doubt.
+      if (payload.length < threshold && (payload.length * 3 < threshold || Buffer.byteLength(payload) < threshold))
+        return done(null, payload);
     } else if (!Buffer.isBuffer(payload) || payload.length < threshold) {
       return done(null, payload);
     }

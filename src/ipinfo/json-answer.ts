@@ -85,7 +85,7 @@ function bodyOf(
   mappedFrom: string | undefined,
   fields: readonly string[][] | undefined,
   abuse: AbuseContact | undefined,
-): string {
+): string | Buffer {
   if (mappedFrom === undefined && fields === undefined) return made.json;
   const answer: IpInfo = mappedFrom === undefined ? made.answer : { ...made.answer, mappedFrom };
   if (fields === undefined) return serializeIpInfo(answer);
