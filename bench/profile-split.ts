@@ -19,13 +19,16 @@ const inFile = (file: string) => (frame: CallFrame) => frame.url.endsWith(file);
 const PARTS: [string, (frame: CallFrame) => boolean][] = [
   ['answerBatch (answers, the body buffer)', (frame) => frame.functionName === 'answerBatch'],
   ['parseBatchBody (JSON.parse, checks)', (frame) => frame.functionName === 'parseBatchBody'],
-  ['batchCost (rate limit, a Set)', (frame) => frame.functionName === 'batchCost'],
+  [
+    'distinct items (a Set, for the rate limit and the answer)',
+    (frame) => ['batchCost', 'distinctItems', 'distinctBodyItems'].includes(frame.functionName),
+  ],
   [
     'writing the answer (headers, socket writev)',
     (frame) => ['writePayload', 'writeHead', '_writeGeneric', 'writev'].includes(frame.functionName),
   ],
   ['onSend hooks (metrics, control characters, ...)', (frame) => frame.functionName === 'onSendHookRunner'],
-  ['handler, but answerBatch (a Set of the items)', (frame) => inFile('src/ipinfo/plugin.ts')(frame)],
+  ['the handler otherwise (before 1ea1517: its own Set)', (frame) => inFile('src/ipinfo/plugin.ts')(frame)],
   ['other hooks and routing (request start, limits, ...)', (frame) => frame.url.includes('/src/')],
   [
     'reading the body (socket, content-type parser)',
