@@ -59,8 +59,9 @@ export function parseBatchBody(body: unknown): string[] {
   return items as string[];
 }
 
-export function batchCost(items: readonly string[]): number {
-  return new Set(items).size;
+/** The items without repeats, in the order first sent: what a batch answers, and counts against the limits. */
+export function distinctItems(items: readonly string[]): string[] {
+  return [...new Set(items)];
 }
 
 /** An item's JSON, DEL and C1 controls already escaped (the batch's buffer is sent as it is). */
@@ -177,13 +178,28 @@ export function jsonKey(item: string): string {
   return /^[0-9A-Za-z.:]*$/.test(item) ? `"${item}"` : escapeControlCharactersInJson(JSON.stringify(item));
 }
 
-/** A request's batch items, parsed once: the rate limiter counts them, then the handler answers them. */
-const parsedBodies = new WeakMap<FastifyRequest, string[]>();
-export function parsedBody(request: FastifyRequest): string[] {
-  let items = parsedBodies.get(request);
-  if (items === undefined) {
-    items = parseBatchBody(request.body);
-    parsedBodies.set(request, items);
+/**
+ * A request's batch items, parsed once and their repeats dropped once: the rate limiter counts the
+ * distinct items, then the handler answers the same list.
+ */
+const parsedBodies = new WeakMap<FastifyRequest, ParsedBody>();
+interface ParsedBody {
+  sent: string[];
+  distinct?: string[];
+}
+function bodyOf(request: FastifyRequest): ParsedBody {
+  let body = parsedBodies.get(request);
+  if (body === undefined) {
+    body = { sent: parseBatchBody(request.body) };
+    parsedBodies.set(request, body);
   }
-  return items;
+  return body;
+}
+export function parsedBody(request: FastifyRequest): string[] {
+  return bodyOf(request).sent;
+}
+export function distinctBodyItems(request: FastifyRequest): readonly string[] {
+  const body = bodyOf(request);
+  body.distinct ??= distinctItems(body.sent);
+  return body.distinct;
 }

@@ -8,7 +8,7 @@ import { ASN_PARAMETER_HINT } from './answers/asn-answer.ts';
 import { snapshotOf } from './answers/ip-answers.ts';
 import { asnAnswerOrError } from './asn-lookup.ts';
 import { creditData } from './attribution.ts';
-import { answerBatch, BATCH_FIELDS, batchCost, parsedBody, refuseFieldsThatEmptyAKind } from './batch.ts';
+import { answerBatch, BATCH_FIELDS, distinctBodyItems, parsedBody, refuseFieldsThatEmptyAKind } from './batch.ts';
 import { describeIpFamily } from './ip-family.ts';
 import { IP_PARAMETER_HINT, parseIpParameter } from './ip-param.ts';
 import { selectedFields } from './json-answer.ts';
@@ -93,7 +93,7 @@ export const ipInfoPlugin: FastifyPluginAsyncTypebox<IpInfoPluginOptions> = asyn
         // Counted as its distinct items, all or nothing, once the body is read (limits/rate-limit-hook.ts).
         config: {
           agentTool: agentTool('ip_batch', batchSummary),
-          rateLimitCost: (request) => batchCost(parsedBody(request)),
+          rateLimitCost: (request) => distinctBodyItems(request).length,
           rateLimitCostText: (request, cost) => {
             const sent = parsedBody(request).length;
             return sent === cost
@@ -108,7 +108,7 @@ export const ipInfoPlugin: FastifyPluginAsyncTypebox<IpInfoPluginOptions> = asyn
       },
       async (request, reply) => {
         const fields = selectedFields(request.query.fields, BATCH_FIELDS);
-        const items = [...new Set(parsedBody(request))];
+        const items = distinctBodyItems(request);
         if (fields !== undefined) refuseFieldsThatEmptyAKind(fields, items);
         const data = await snapshotOf(store);
         const wantsHostname = fields?.some((path) => path[0] === 'hostname') === true;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Resolver } from '../../src/dns/resolver.ts';
-import { batchCost, parseBatchBody } from '../../src/ipinfo/batch.ts';
+import { distinctItems, parseBatchBody } from '../../src/ipinfo/batch.ts';
 import { BATCH_HOSTNAME_CONCURRENCY } from '../../src/ipinfo/schema.ts';
 import { buildTestApp } from '../support/app.ts';
 import { createFakeResolver } from '../support/fake-resolver.ts';
@@ -38,11 +38,11 @@ test('batch bodies: the items, or a 400 saying which rule the body breaks', () =
   }
 });
 
-test('a batch counts as its distinct items', () => {
-  assert.equal(batchCost(['8.8.8.8']), 1);
-  assert.equal(batchCost(['8.8.8.8', 'AS1', '8.8.8.8', 'AS1', '1.1.1.1']), 3);
+test('a batch answers and counts its distinct items, in the order first sent', () => {
+  assert.deepEqual(distinctItems(['8.8.8.8']), ['8.8.8.8']);
+  assert.deepEqual(distinctItems(['8.8.8.8', 'AS1', '8.8.8.8', 'AS1', '1.1.1.1']), ['8.8.8.8', 'AS1', '1.1.1.1']);
   // Items are compared as sent: each spelling is its own key in the answer.
-  assert.equal(batchCost(['2001:db8::1', '2001:DB8::1']), 2);
+  assert.deepEqual(distinctItems(['2001:db8::1', '2001:DB8::1']), ['2001:db8::1', '2001:DB8::1']);
 });
 
 describe('POST /api/v1/batch with the embedded data', { timeout: 60_000 }, () => {

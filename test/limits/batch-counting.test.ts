@@ -49,6 +49,25 @@ test('exactly what remains passes; one item more is refused whole and counts not
   }
 });
 
+test('a refused batch with repeats is told its distinct items and how many were sent', async () => {
+  const app = await buildTestApp({ RATE_LIMITS: 'public=3/100' });
+  try {
+    const refused = await batch(app, [...addresses(4), '192.0.2.1', '192.0.2.2']);
+    assert.equal(refused.statusCode, 429);
+    assert.match(refused.json().error, /this batch has 4 distinct items \(of 6 sent\); 3 requests remain/);
+    const passed = await batch(app, ['192.0.2.9', '192.0.2.8', '192.0.2.9']);
+    assert.equal(passed.statusCode, 200);
+    assert.deepEqual(
+      Object.keys(passed.json()),
+      ['192.0.2.9', '192.0.2.8'],
+      'answered once each, in the order first sent',
+    );
+    assert.equal(remaining(passed), 1, 'counted as its two distinct items');
+  } finally {
+    await app.close();
+  }
+});
+
 test('a body that is not a batch, a wrong content type and a bad key each count as one request', async () => {
   const app = await buildTestApp({ RATE_LIMITS: 'public=10/100' });
   try {
