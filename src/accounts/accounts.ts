@@ -12,7 +12,7 @@ import { createKeyService, type KeyService } from './key-service.ts';
 import { createKeyUsageRecorder } from './key-usage.ts';
 import { buildKeyring, type Keyring } from './keyring.ts';
 import { loadMasterKey, type VersionedMasterKey } from './master-key.ts';
-import { watchMasterKey } from './master-key-check.ts';
+import { storedApiKeys, watchMasterKey } from './master-key-check.ts';
 import { announcingOwnerChanges, type OwnerChanges } from './owner-changes.ts';
 import { createSessionService, type SessionService } from './sessions.ts';
 
@@ -90,7 +90,7 @@ export async function createAccounts(
     await usage.close();
     await repository.close();
   });
-  const masterKey = watchMasterKey(repository, keyring, app.log);
+  const masterKey = watchMasterKey(storedApiKeys(repository), keyring, app.log);
   app.addHook('onClose', async () => masterKey.stop());
   app.readiness.add('accounts', () => {
     const why = repository.unavailable() ?? masterKey.problem();

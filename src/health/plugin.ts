@@ -25,7 +25,9 @@ const readinessRouteSchema = {
     "check's `detail`. Among them: `redis` when Redis is down or not answering in time (limits per process, " +
     'caches bypassed; a circuit breaker sends requests to the in-process side at once and probes Redis in the ' +
     'background); `accounts` when the account database is unreachable (502s) or full (`account database full`: ' +
-    'sign-ups, logins and new keys answer 503 until a write succeeds again); `ip-data` when a source failed, or ' +
+    'sign-ups, logins and new keys answer 503 until a write succeeds again), and `accounts` or `monitors` when ' +
+    'MASTER_KEY cannot decrypt the stored API keys or webhook secrets (a version removed before `rotate-keys` ' +
+    'ran); `ip-data` when a source failed, or ' +
     "when DATA_DIR could not take the embedded data's caches (`served from memory`: every answer is right, but " +
     'each start prepares the data again and the disk needs room). A damaged cache is rebuilt before it is used, ' +
     'and is not reported as degraded once rebuilt (the log has a warning). `ip-data` lists each loaded source ' +

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Accounts } from '../accounts/accounts.ts';
+import { watchMasterKey } from '../accounts/master-key-check.ts';
 import type { Resolver } from '../dns/resolver.ts';
 import type { TargetPolicy } from '../dns/target-policy.ts';
 import type { PortRanges } from '../httpcheck/config.ts';
@@ -11,7 +12,7 @@ import { createEmailSender } from './email-sender.ts';
 import { createLocalScheduler } from './local-scheduler.ts';
 import { createMonitorRepository } from './monitor-repository.ts';
 import { createNotifier } from './notifier.ts';
-import type { MonitorRepository } from './repository.ts';
+import { type MonitorRepository, webhookSecretAad } from './repository.ts';
 import { createMonitorRunner } from './run-monitor.ts';
 import { createMonitorService, type MonitorService } from './service.ts';
 import { openPostgresSql, openSqliteSql } from './sql.ts';
@@ -109,7 +110,24 @@ export async function buildMonitors(
     clearInterval(pruner);
     await scheduler.close();
   });
+  // Monitors made before a master key rotation sign with a secret under the old version: /readyz
+  // says so when MASTER_KEY no longer holds it, as it does for API keys.
+  const masterKey = watchMasterKey(
+    {
+      what: "monitors' webhook secrets",
+      consequence: 'those monitors send no webhooks',
+      aad: webhookSecretAad,
+      onePerVersion: () => repository.oneSecretPerVersion(),
+    },
+    deps.accounts.keyring,
+    log,
+  );
+  app.readiness.add('monitors', () => {
+    const why = masterKey.problem();
+    return why === undefined ? { state: 'ready' } : { state: 'degraded', detail: why };
+  });
   app.addHook('onClose', async () => {
+    masterKey.stop();
     email?.close();
     await repository.close();
   });

@@ -108,6 +108,12 @@ export function createMonitorRepository(sql: Sql): MonitorRepository {
       const rows = await sql.all('SELECT * FROM monitors WHERE secret_version <> ? ORDER BY id', [version]);
       return rows.map((row) => ({ id: String(row.id), secret: toMonitor(row).secret }));
     },
+    async oneSecretPerVersion() {
+      const rows = await sql.all(
+        'SELECT * FROM monitors WHERE id IN (SELECT MIN(id) FROM monitors GROUP BY secret_version) ORDER BY secret_version',
+      );
+      return rows.map((row) => ({ id: String(row.id), secret: toMonitor(row).secret }));
+    },
     async replaceSecret(id, fromVersion, secret) {
       const changed = await sql.run(
         `UPDATE monitors SET secret_version = ?, secret_nonce = ?, secret_ciphertext = ?, secret_tag = ?

@@ -133,6 +133,8 @@ export interface MonitorRepository {
   deleteMonitor(accountId: string, id: string): Promise<boolean>;
   /** Monitors whose webhook secret is under another master key version than `version` (for rotate-keys). */
   listSecretsNotAtVersion(version: number): Promise<{ id: string; secret: EncryptedSecret }[]>;
+  /** One monitor's webhook secret of each master key version in use, to test MASTER_KEY against. */
+  oneSecretPerVersion(): Promise<{ id: string; secret: EncryptedSecret }[]>;
   /** Only if still under `fromVersion`, so two rotations running at once cannot overwrite each other. */
   replaceSecret(id: string, fromVersion: number, secret: EncryptedSecret): Promise<boolean>;
 

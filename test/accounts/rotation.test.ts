@@ -79,6 +79,16 @@ test('rotating the master key: old API keys and monitors keep working throughout
       await app.close();
     }
   };
+  const readiness = async (masterKey: string) => {
+    const app = await buildTestApp(env(masterKey));
+    try {
+      // The checks run as the app starts; a few turns for SQLite to answer.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return (await app.inject({ url: '/readyz' })).json().checks;
+    } finally {
+      await app.close();
+    }
+  };
   // The admin command as an operator runs it: another process, on the same database file.
   const rotateKeys = (masterKey: string) =>
     spawnSync(process.execPath, ['src/admin.ts', 'rotate-keys'], {
@@ -110,6 +120,15 @@ test('rotating the master key: old API keys and monitors keep working throughout
     const secret = created.json().webhook_secret;
     await app.close();
 
+    // Without the old version, /readyz says what would fail, for the keys and for the webhooks.
+    const stranded = await readiness(`v2:${newKey}`);
+    assert.equal(stranded.accounts.state, 'degraded');
+    assert.equal(stranded.monitors.state, 'degraded');
+    assert.match(
+      stranded.monitors.detail,
+      /monitors' webhook secrets are under master key version 1, which MASTER_KEY does not hold: those monitors send no webhooks/,
+    );
+
     // 2. Both versions configured: old keys verify under v1, new ones are made under v2.
     const both = `v2:${newKey},v1:${oldKey}`;
     assert.deepEqual(await call(both, [first, second]), [200, 200]);
@@ -127,6 +146,8 @@ test('rotating the master key: old API keys and monitors keep working throughout
     // 4. The old master key can go: every key verifies under the new one alone, and the monitor
     // still signs its webhooks with the secret shown at its creation.
     assert.deepEqual(await call(`v2:${newKey}`, [first, second]), [200, 200]);
+    const rotatedChecks = await readiness(`v2:${newKey}`);
+    assert.deepEqual([rotatedChecks.accounts, rotatedChecks.monitors], [{ state: 'ready' }, { state: 'ready' }]);
     const after = await buildTestApp(env(`v2:${newKey}`));
     try {
       await after.ready(); // the scheduler starts with the app

@@ -105,6 +105,16 @@ export function monitorRepositoryContract(
       await repository.createMonitor(old, 10);
       await repository.createMonitor(current, 10);
       assert.deepEqual(await repository.listSecretsNotAtVersion(2), [{ id: old.id, secret: old.secret }]);
+      const alsoOld = monitor(accountId, { secret: { keyVersion: 1, nonce: 'n4', ciphertext: 'c4', tag: 't4' } });
+      await repository.createMonitor(alsoOld, 10);
+      const perVersion = await repository.oneSecretPerVersion();
+      assert.deepEqual(
+        perVersion.map(({ secret }) => secret.keyVersion),
+        [1, 2],
+        'one of each version in use',
+      );
+      assert.ok([old.id, alsoOld.id].includes(perVersion[0]?.id ?? ''));
+      await repository.deleteMonitor(accountId, alsoOld.id);
       const next = { keyVersion: 2, nonce: 'n3', ciphertext: 'c3', tag: 't3' };
       assert.equal(await repository.replaceSecret(old.id, 3, next), false, 'not under version 3: left as it is');
       assert.equal(await repository.replaceSecret(old.id, 1, next), true);
