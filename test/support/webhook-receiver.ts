@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -56,4 +57,11 @@ export async function startWebhookReceiver(host = '127.0.0.1') {
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** Whether `X-Netinfo-Signature` (`t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<body>">`) signs `body` with `secret`, made in the last 30 s. */
+export function signedBy(secret: string, header: string, body: string): boolean {
+  const parts = Object.fromEntries(header.split(',').map((part) => part.split('=')));
+  const mac = createHmac('sha256', secret).update(`${parts.t}.${body}`).digest('hex');
+  return parts.v1 === mac && Math.abs(Date.now() / 1000 - Number(parts.t)) < 30;
 }
