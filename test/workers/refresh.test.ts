@@ -94,9 +94,13 @@ describe('WORKERS=2: new data reaches every worker thread at once', {
 
     assert.equal(workers().size, 2, 'both workers answered');
     const switched = [...workers()].map((w) => firstNew(w));
+    const perWorker = [...workers()].map((w) => {
+      const after = seen.filter((s) => s.worker === w && s.at >= installedAt);
+      return `${w}: ${after.length} answers after the install, ${after.filter((s) => s.answer !== before).length} new`;
+    });
     assert.ok(
       switched.every((at) => at !== undefined),
-      'every worker answers with the new data',
+      `every worker answers with the new data (${perWorker.join('; ')}; waited ${Date.now() - installedAt} ms)\n${service.output().slice(-3000)}`,
     );
     const [first, last] = [Math.min(...(switched as number[])), Math.max(...(switched as number[]))];
     assert.ok(last - first < 1000, `the workers switched ${last - first} ms apart`);

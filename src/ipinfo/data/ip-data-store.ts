@@ -90,8 +90,11 @@ export function createIpDataStore(options: IpDataStoreOptions): IpDataStore {
   }
 
   async function reload(reason: string): Promise<void> {
-    // One reload at a time; a second request waits for the first and then loads again.
-    const next = reloading.then(async () => {
+    // One load at a time, the first one included; a second request waits for the one under way and
+    // then loads again. A reload beside a first load still reading the old files would finish first
+    // and be overwritten by it: a worker thread kept the old data after an update that way.
+    const under = first === undefined ? reloading : Promise.allSettled([first, reloading]);
+    const next = under.then(async () => {
       if (closed) return;
       // What this load will see: the watcher then does not load the same manifest again.
       watched = await manifestState();

@@ -49,6 +49,32 @@ describe('the IP data store', { timeout: 30_000 }, () => {
     await store.close();
   });
 
+  it('a reload asked while the first load is still reading waits for it, so the newer data stays', async () => {
+    const finishes: ((data: IpData) => void)[] = [];
+    const store = createIpDataStore({
+      load: () =>
+        new Promise((resolve) => {
+          finishes.push(resolve);
+        }),
+      watchFile: '/nonexistent/manifest.json',
+      watchIntervalMs: 1000,
+      log: quiet,
+    });
+    const first = store.loaded();
+    for (let i = 0; finishes.length === 0 && i < 5000; i++) await sleep(1);
+    // New data is installed (a worker thread is told to reload) while the first load still reads the old files.
+    const reloaded = store.reload('new data was installed');
+    await sleep(20);
+    assert.equal(finishes.length, 1, 'the reload has not started a second load beside the first');
+    finishes[0]?.(snapshot('old'));
+    await first;
+    for (let i = 0; finishes.length === 1 && i < 5000; i++) await sleep(1);
+    finishes[1]?.(snapshot('new'));
+    await reloaded;
+    assert.equal(store.current?.attribution, 'new');
+    await store.close();
+  });
+
   it('an explicit reload is not followed by a second one when the watcher sees the manifest it already loaded', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'store-'));
     const manifest = path.join(dir, 'manifest.json');
