@@ -99,7 +99,9 @@ export const KeyView = Type.Object({
   }),
 });
 
-export const KeyList = Type.Object({ keys: Type.Array(KeyView, { description: 'Active keys, oldest first.' }) });
+export const KeyList = Type.Object({
+  keys: Type.Array(KeyView, { description: 'Active keys, oldest first (keys made in the same millisecond by id).' }),
+});
 
 export const NewKeyRequest = Type.Object(
   {
@@ -183,7 +185,11 @@ export const keyListRouteSchema = {
   security: [{ sessionCookie: [] }],
   operationId: 'getApiKeys',
   tags: ['account'],
-  response: { 200: accountResponse(KeyList, 'Active keys, oldest first.'), ...sessionErrors, ...accountErrors },
+  response: {
+    200: accountResponse(KeyList, 'Active keys, oldest first (keys made in the same millisecond by id).'),
+    ...sessionErrors,
+    ...accountErrors,
+  },
 };
 
 export const newKeyRouteSchema = {

@@ -24,7 +24,7 @@ test('lifecycle: sign up, log in, keys up to the quota, Free headers per key, re
   assert.equal((await browser.account()).statusCode, 401);
   assert.equal((await browser.login('ann@example.com', PASSWORD)).statusCode, 200);
 
-  const keys: { id: string; key: string }[] = [];
+  const keys: { id: string; key: string; created_at: string }[] = [];
   for (let index = 1; index <= 5; index++) {
     const created = await browser.createKey(`key ${index}`);
     assert.equal(created.statusCode, 201, created.body);
@@ -62,9 +62,13 @@ test('lifecycle: sign up, log in, keys up to the quota, Free headers per key, re
   assert.equal(account.csrf_token, browser.state.csrf);
 
   const listed = (await browser.listKeys()).json().keys;
+  // Oldest first; keys made in the same millisecond (this loop makes them that fast) by id.
+  const oldestFirst = [...keys].sort((a, b) =>
+    a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1,
+  );
   assert.deepEqual(
     listed.map((key: { id: string }) => key.id),
-    keys.map((key) => key.id),
+    oldestFirst.map((key) => key.id),
   );
   for (const key of listed) {
     assert.equal(key.key, undefined, 'a listing never carries the key');

@@ -132,7 +132,7 @@ describe('a mesh of three processes, two in namespaces', { skip }, () => {
   /** Reads the events stream to its end, each event with when it arrived; `onEvent` may act mid-stream. */
   async function events(id: string, onEvent: (event: Event) => void = () => {}) {
     const response = await fetch(`${c}/api/v1/measurements/${id}/events`);
-    assert.equal(response.status, 200);
+    assert.equal(response.status, 200, response.status === 200 ? '' : await response.text());
     const received: { id: string; event: Event; at: number }[] = [];
     const decoder = new TextDecoder();
     let buffer = '';
