@@ -24,7 +24,12 @@ const compiledIpInfo = SerializerSelector()({}, {})({
  * (test/ipinfo/answers/ip-info-json.test.ts compares the two).
  */
 export function ipInfoJson(answer: IpInfo): string {
-  return handWritten(answer) ?? escapeControlCharactersInJson(compiledIpInfo(answer));
+  return handWritten(answer) ?? schemaIpInfoJson(answer);
+}
+
+/** What the response schema's compiled serialiser writes, escaped as every JSON answer is sent: ipInfoJson's reference. */
+export function schemaIpInfoJson(answer: IpInfo): string {
+  return escapeControlCharactersInJson(compiledIpInfo(answer));
 }
 
 /**
@@ -94,26 +99,32 @@ function jsonInteger(value: unknown): string {
   return Number.isInteger(value) ? `${value}` : cannotWrite();
 }
 
+/** The location's fields in the schema's order, each with how it is written. */
+const LOCATION_FIELDS: readonly [keyof Location, (value: unknown) => string][] = [
+  ['country', jsonString],
+  ['countryCode', jsonString],
+  ['city', jsonString],
+  ['region', jsonString],
+  ['regionCode', jsonString],
+  ['continent', jsonString],
+  ['continentCode', jsonString],
+  ['latitude', jsonNumber],
+  ['longitude', jsonNumber],
+  ['accuracyRadius', jsonInteger],
+  ['timezone', jsonString],
+  ['postalCode', jsonString],
+];
+
 /** Written once per City answer object, which geo.ts shares between the addresses of one record. */
 const locations = new WeakMap<Location, string>();
 function locationJson(location: Location): string {
   let json = locations.get(location);
   if (json !== undefined) return json;
-  const { country, countryCode, city, region, regionCode, continent, continentCode } = location;
-  const { latitude, longitude, accuracyRadius, timezone, postalCode } = location;
   json = '';
-  if (country !== undefined) json += `,"country":${jsonString(country)}`;
-  if (countryCode !== undefined) json += `,"countryCode":${jsonString(countryCode)}`;
-  if (city !== undefined) json += `,"city":${jsonString(city)}`;
-  if (region !== undefined) json += `,"region":${jsonString(region)}`;
-  if (regionCode !== undefined) json += `,"regionCode":${jsonString(regionCode)}`;
-  if (continent !== undefined) json += `,"continent":${jsonString(continent)}`;
-  if (continentCode !== undefined) json += `,"continentCode":${jsonString(continentCode)}`;
-  if (latitude !== undefined) json += `,"latitude":${jsonNumber(latitude)}`;
-  if (longitude !== undefined) json += `,"longitude":${jsonNumber(longitude)}`;
-  if (accuracyRadius !== undefined) json += `,"accuracyRadius":${jsonInteger(accuracyRadius)}`;
-  if (timezone !== undefined) json += `,"timezone":${jsonString(timezone)}`;
-  if (postalCode !== undefined) json += `,"postalCode":${jsonString(postalCode)}`;
+  for (const [name, write] of LOCATION_FIELDS) {
+    const value = location[name];
+    if (value !== undefined) json += `,"${name}":${write(value)}`;
+  }
   json = json === '' ? '{}' : `{${json.slice(1)}}`;
   if (!unwritable) locations.set(location, json);
   return json;
