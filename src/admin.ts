@@ -21,11 +21,11 @@ function readKeyringFile(dataDir: string): Keyring | undefined {
 
 async function openMonitors(config: Config) {
   const { createMonitorRepository } = await import('./monitors/monitor-repository.ts');
-  const { openPostgresSql, openSqliteSql } = await import('./monitors/sql.ts');
+  const { openMonitorSql } = await import('./monitors/sql.ts');
   return createMonitorRepository(
-    config.database.kind === 'postgres'
-      ? await openPostgresSql(config.database.url, (error) => console.error(`admin: database: ${error.message}`))
-      : await openSqliteSql(config.database, config.dataDir),
+    await openMonitorSql(config.database, config.dataDir, (error) =>
+      console.error(`admin: database: ${error.message}`),
+    ),
   );
 }
 

@@ -15,7 +15,7 @@ import { createNotifier } from './notifier.ts';
 import { type MonitorRepository, webhookSecretAad } from './repository.ts';
 import { createMonitorRunner } from './run-monitor.ts';
 import { createMonitorService, type MonitorService } from './service.ts';
-import { openPostgresSql, openSqliteSql } from './sql.ts';
+import { openMonitorSql } from './sql.ts';
 
 const PRUNE_EVERY_MS = 3_600_000;
 
@@ -49,11 +49,9 @@ export async function buildMonitors(
   const repository =
     deps.repository ??
     createMonitorRepository(
-      config.database.kind === 'postgres'
-        ? await openPostgresSql(config.database.url, (error) =>
-            log.error({ err: { message: error.message } }, 'monitor database connection error'),
-          )
-        : await openSqliteSql(config.database, config.dataDir),
+      await openMonitorSql(config.database, config.dataDir, (error) =>
+        log.error({ err: { message: error.message } }, 'monitor database connection error'),
+      ),
     );
   const scheduler =
     config.redisUrl === null

@@ -103,3 +103,12 @@ export async function openPostgresSql(url: string, onError: (error: Error) => vo
     close: () => connection.close(),
   };
 }
+
+/** The monitors' Sql over the database the accounts use (DATABASE_URL, else DATA_DIR's SQLite file). */
+export function openMonitorSql(
+  database: DatabaseLocation,
+  dataDir: string,
+  onError: (error: Error) => void,
+): Promise<Sql> {
+  return database.kind === 'postgres' ? openPostgresSql(database.url, onError) : openSqliteSql(database, dataDir);
+}
